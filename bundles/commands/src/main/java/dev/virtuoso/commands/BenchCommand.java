@@ -1,0 +1,34 @@
+package dev.virtuoso.commands;
+
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.virtuoso.commands.bench.BenchOptions;
+import dev.virtuoso.commands.bench.BenchRunner;
+import dev.virtuoso.commands.cli.ParsedArgs;
+
+/**
+ * {@code virtuoso:bench} (the launcher's {@code virtuoso bench}): a perftest-style bandwidth test;
+ * server without a host, client with the server's host.
+ */
+@Component(service = BenchCommand.class, property = {"osgi.command.scope=virtuoso", "osgi.command.function=bench"})
+public class BenchCommand {
+
+    @Reference
+    private VirtuosoServices services;
+
+    /**
+     * Runs one side of the bench.
+     *
+     * @param args options and, for the client, the server's host ({@code --help} lists them)
+     * @throws Exception if the run fails
+     */
+    public void bench(String... args) throws Exception {
+        ParsedArgs a = BenchOptions.SPEC.parse(args);
+        if (a.help()) {
+            System.out.print(BenchOptions.SPEC.usage());
+            return;
+        }
+        BenchRunner.run(services, BenchOptions.from(a), System.out);
+    }
+}

@@ -1,0 +1,95 @@
+package dev.virtuoso.commands;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import dev.virtuoso.commands.cli.CommandLineSpec;
+import dev.virtuoso.commands.cli.ParsedArgs;
+import dev.virtuoso.spi.verbs.RdmaDevice;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.spi.verbs.Vnic;
+
+/**
+ * {@code virtuoso:vnics} (the launcher's {@code virtuoso paths}): every verbs provider's devices
+ * and their vNICs, the addresses a connection can use as paths.
+ */
+@Component(service = VnicsCommand.class, property = {"osgi.command.scope=virtuoso", "osgi.command.function=vnics"})
+public class VnicsCommand {
+
+    private static final CommandLineSpec SPEC = new CommandLineSpec("virtuoso paths", "", 0, 0)
+            .option('P', "provider", "NAME", null, "only this verbs provider (soft, disni)");
+
+    private final List<Registered> providers = new CopyOnWriteArrayList<>();
+
+    private record Registered(VerbsProvider provider, String name) {
+    }
+
+    /**
+     * @param provider a verbs provider service
+     * @param props its service properties
+     */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addProvider(VerbsProvider provider, Map<String, Object> props) {
+        Object name = props.get(VerbsProvider.PROVIDER_PROPERTY);
+        providers.add(new Registered(provider, name != null ? name.toString() : provider.name()));
+    }
+
+    void removeProvider(VerbsProvider provider) {
+        providers.removeIf(r -> r.provider() == provider);
+    }
+
+    /**
+     * Lists devices and vNICs.
+     *
+     * @param args {@code [--provider NAME]}
+     */
+    public void vnics(String... args) {
+        ParsedArgs a = SPEC.parse(args);
+        PrintStream out = System.out;
+        if (a.help()) {
+            out.print(SPEC.usage());
+            return;
+        }
+        String only = a.value("provider");
+        out.printf("%-9s %-12s %-40s %4s  %s%n", "provider", "device", "vNIC address", "gid", "netdev");
+        int shown = 0;
+        for (Registered r : providers) {
+            if (only != null && !only.equals(r.name())) {
+                continue;
+            }
+            List<RdmaDevice> devices;
+            try {
+                devices = r.provider().devices();
+            } catch (VerbsException e) {
+                out.printf("%-9s (cannot list devices: %s)%n", r.name(), e.getMessage());
+                continue;
+            }
+            if (devices.isEmpty()) {
+                out.printf("%-9s (no device)%n", r.name());
+            }
+            for (RdmaDevice d : devices) {
+                if (d.vnics().isEmpty()) {
+                    out.printf("%-9s %-12s (no vNIC)%n", r.name(), d.name());
+                }
+                for (Vnic v : d.vnics()) {
+                    out.printf("%-9s %-12s %-40s %4d  %s%n", r.name(), d.name(), v.address().getHostAddress(),
+                            v.gidIndex(), v.netdev());
+                    shown++;
+                }
+            }
+        }
+        if (providers.isEmpty()) {
+            out.println("(no verbs provider is registered: is the virtuoso-soft or virtuoso-disni feature installed?)");
+        } else if (shown == 0 && only != null && providers.stream().noneMatch(r -> r.name().equals(only))) {
+            throw new IllegalArgumentException("no verbs provider named '" + only + "'");
+        }
+    }
+}

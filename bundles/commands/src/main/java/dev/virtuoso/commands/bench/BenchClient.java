@@ -1,0 +1,143 @@
+package dev.virtuoso.commands.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.RemoteMemory;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.commands.VirtuosoServices;
+
+/**
+ * The bench client: connects to the server, says what it will run (HELLO), learns the server's
+ * region (READY), then for every size posts the iterations with {@code tx-depth} outstanding and
+ * times each completion; ends with DONE. Prints the perftest-style table or JSON.
+ */
+final class BenchClient {
+
+    private BenchClient() {
+    }
+
+    static List<BenchResult> run(VirtuosoServices services, BenchOptions o, PrintStream out)
+            throws IOException, InterruptedException {
+        List<BenchResult> rows = new ArrayList<>();
+        try (BenchEndpoint e = BenchEndpoint.prepare(services, o)) {
+            InetSocketAddress server = new InetSocketAddress(o.host(), o.port());
+            if (server.isUnresolved()) {
+                throw new IllegalArgumentException("cannot resolve host '" + o.host() + "'");
+            }
+            MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
+            e.attach(c);
+            e.attachData(o.maxSize());
+            List<Integer> iters = new ArrayList<>();
+            for (int s : o.sizes()) {
+                iters.add(o.iterationsFor(s));
+            }
+            c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+            int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters));
+            c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
+            long readyLength = awaitSendAndRecv(e);
+            RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
+            if (region.length() < o.maxSize()) {
+                throw new IOException("the server's region has " + region.length() + " bytes, " + o.maxSize() + " needed");
+            }
+            if (!o.json()) {
+                BenchReport.header(out, o, e, server.toString());
+                BenchReport.tableHead(out, o);
+            }
+            for (int i = 0; i < o.sizes().size(); i++) {
+                BenchResult r = measure(o, e, region, o.sizes().get(i), iters.get(i));
+                rows.add(r);
+                if (!o.json()) {
+                    BenchReport.row(out, r);
+                }
+            }
+            if (o.op() != BenchOptions.Op.SEND) {
+                c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
+                e.awaitControl(MpOpcode.SEND);
+            }
+            String json = BenchReport.json(o, e, rows);
+            if (o.json()) {
+                out.print(json);
+            } else {
+                out.println(BenchReport.RULE);
+            }
+            if (o.jsonFile() != null) {
+                BenchReport.writeJson(o.jsonFile(), json);
+            }
+        }
+        return rows;
+    }
+
+    /** Waits for the HELLO's send completion and the READY's receive; returns the READY's length. */
+    private static long awaitSendAndRecv(BenchEndpoint e) throws IOException, InterruptedException {
+        boolean sent = false;
+        long received = -1;
+        while (!sent || received < 0) {
+            MpCompletion c = e.awaitControl(null);
+            if (c.opcode() == MpOpcode.SEND) {
+                sent = true;
+            } else if (c.opcode() == MpOpcode.RECV) {
+                received = c.byteLength();
+            }
+        }
+        return received;
+    }
+
+    private static BenchResult measure(BenchOptions o, BenchEndpoint e, RemoteMemory region, int size, int n)
+            throws IOException, InterruptedException {
+        MultipathConnection c = e.connection;
+        long[] times = new long[n];
+        MpCompletion[] comps = new MpCompletion[32];
+        for (int i = 0; i < comps.length; i++) {
+            comps[i] = new MpCompletion();
+        }
+        MpCompletion one = new MpCompletion();
+        int posted = 0;
+        int done = 0;
+        long start = System.nanoTime();
+        long last = start;
+        while (done < n) {
+            while (posted < n && posted - done < o.txDepth()) {
+                try {
+                    switch (o.op()) {
+                        case WRITE -> c.postWrite(posted, e.data, 0, size, region, 0);
+                        case READ -> c.postRead(posted, e.data, 0, size, region, 0);
+                        case SEND -> c.postSend(posted, e.data, 0, size);
+                    }
+                } catch (VirtuosoException x) {
+                    if (x.reason() == VirtuosoException.Reason.QUEUE_FULL) {
+                        break;
+                    }
+                    throw x;
+                }
+                posted++;
+            }
+            int k = c.pollCompletions(comps);
+            if (k == 0 && c.awaitCompletion(one, 1, TimeUnit.MILLISECONDS)) {
+                comps[0].copyFrom(one);
+                k = 1;
+            }
+            long now = System.nanoTime();
+            for (int i = 0; i < k; i++) {
+                if (!comps[i].ok()) {
+                    throw new IOException("MP_" + comps[i].opcode() + " of " + size + " bytes failed: " + comps[i].status()
+                            + (comps[i].detail() != null ? " (" + comps[i].detail() + ")" : ""));
+                }
+                times[done++] = now;
+                last = now;
+            }
+            if (now - last > TimeUnit.SECONDS.toNanos(BenchEndpoint.COMPLETION_TIMEOUT_SECONDS)) {
+                throw new IOException("no completion for " + BenchEndpoint.COMPLETION_TIMEOUT_SECONDS + " s at size "
+                        + size + " (" + done + " of " + n + " done)");
+            }
+        }
+        return BenchResult.of(o, size, start, times);
+    }
+}

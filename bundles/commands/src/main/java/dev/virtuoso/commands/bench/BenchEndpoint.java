@@ -1,0 +1,217 @@
+package dev.virtuoso.commands.bench;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.Access;
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MemoryRegion;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.commands.SoftProviderConfig;
+import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.spi.verbs.RdmaDevice;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.spi.verbs.Vnic;
+
+/**
+ * What both bench sides share: choosing the provider, device and vNICs (and configuring the soft
+ * RNIC's UDP wire for them), the connection options, the registered data and control buffers,
+ * and waiting for one completion with a timeout. Owned by the client or server run, which closes it.
+ */
+final class BenchEndpoint implements AutoCloseable {
+
+    /** Waiting this long for a completion fails the run. */
+    static final long COMPLETION_TIMEOUT_SECONDS = 30;
+
+    /** Device name the bench gives the soft RNIC when it configures it. */
+    static final String SOFT_DEVICE = "bench";
+
+    final String provider;
+    final String device;
+    final List<InetAddress> vnics;
+    final ConnectOptions options;
+    private final SoftProviderConfig softConfig;
+    MultipathConnection connection;
+    MemoryRegion data;
+    ByteBuffer dataBuffer;
+    MemoryRegion control;
+    ByteBuffer controlBuffer;
+    private final MpCompletion one = new MpCompletion();
+
+    private BenchEndpoint(String provider, String device, List<InetAddress> vnics, ConnectOptions options,
+            SoftProviderConfig softConfig) {
+        this.provider = provider;
+        this.device = device;
+        this.vnics = vnics;
+        this.options = options;
+        this.softConfig = softConfig;
+    }
+
+    /**
+     * Chooses provider, device and vNICs, configuring the soft RNIC if it is used.
+     *
+     * @param services the commands' services
+     * @param o the bench options
+     * @return the endpoint, not yet connected
+     * @throws IOException if the provider or device is unavailable
+     * @throws InterruptedException if interrupted
+     */
+    static BenchEndpoint prepare(VirtuosoServices services, BenchOptions o) throws IOException, InterruptedException {
+        String provider = o.provider() != null ? o.provider() : hasDevices(services, "disni") ? "disni" : "soft";
+        String device = o.device();
+        List<InetAddress> vnics = new ArrayList<>(o.vnics());
+        SoftProviderConfig soft = null;
+        if (provider.equals("soft")) {
+            if (vnics.isEmpty()) {
+                if (o.client() && !InetAddress.getByName(o.host()).isLoopbackAddress()) {
+                    throw new IllegalArgumentException("the soft RNIC needs --vnics for a server that is not on loopback");
+                }
+                vnics.addAll(o.defaultLoopbackVnics());
+            }
+            device = device != null ? device : SOFT_DEVICE;
+            List<String> addrs = vnics.stream().map(InetAddress::getHostAddress).toList();
+            soft = SoftProviderConfig.udp(services, List.of(device + "=" + String.join(",", addrs)), o.udpPort());
+        } else {
+            RdmaDevice d = device(services, provider, device);
+            device = d.name();
+            if (vnics.isEmpty()) {
+                for (Vnic v : d.vnics()) {
+                    if (vnics.size() < o.paths()) {
+                        vnics.add(v.address());
+                    }
+                }
+                if (vnics.size() < o.paths()) {
+                    throw new IOException(provider + " device " + device + " has " + d.vnics().size()
+                            + " vNICs, -q asks for " + o.paths());
+                }
+            }
+        }
+        ConnectOptions.Builder b = ConnectOptions.builder().provider(provider).device(device).localAddresses(vnics)
+                .handshakeTimeout(Duration.ofSeconds(10)).maxOutstanding(Math.max(64, 2 * o.txDepth()));
+        if (o.policy() != null) {
+            b.loadBalancer(o.policy());
+        }
+        if (o.cc() != null) {
+            b.congestionAvoidance(o.cc());
+        }
+        return new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
+    }
+
+    private static boolean hasDevices(VirtuosoServices services, String name) {
+        for (VirtuosoServices.Named<VerbsProvider> p : services.providers()) {
+            try {
+                if (p.name().equals(name) && !p.service().devices().isEmpty()) {
+                    return true;
+                }
+            } catch (VerbsException e) {
+                // not usable
+            }
+        }
+        return false;
+    }
+
+    private static RdmaDevice device(VirtuosoServices services, String provider, String device) throws IOException {
+        for (VirtuosoServices.Named<VerbsProvider> p : services.providers()) {
+            if (!p.name().equals(provider)) {
+                continue;
+            }
+            List<RdmaDevice> devices = p.service().devices();
+            for (RdmaDevice d : devices) {
+                if (device == null || d.name().equals(device)) {
+                    return d;
+                }
+            }
+            throw new IOException(provider + " has no device " + (device == null ? "" : "'" + device + "' ")
+                    + "(devices: " + devices.stream().map(RdmaDevice::name).toList() + ")");
+        }
+        throw new IOException("no verbs provider '" + provider + "' is registered"
+                + (provider.equals("disni") ? " (DiSNI registers only where libdisni and an RDMA device exist)" : ""));
+    }
+
+    /** Offset of the outgoing half of the control buffer. */
+    static final int SEND_HALF = 0;
+    /** Offset of the incoming half of the control buffer. */
+    static final int RECV_HALF = BenchProtocol.CONTROL_BYTES / 2;
+
+    /**
+     * Registers the control buffer (two halves: outgoing, incoming) on the connection.
+     *
+     * @param conn the established connection
+     * @throws IOException if registration fails
+     */
+    void attach(MultipathConnection conn) throws IOException {
+        connection = conn;
+        controlBuffer = ByteBuffer.allocateDirect(BenchProtocol.CONTROL_BYTES);
+        control = conn.register(controlBuffer, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+    }
+
+    /**
+     * Registers the data buffer, readable and writable by the peer.
+     *
+     * @param dataBytes its size
+     * @throws IOException if registration fails
+     */
+    void attachData(int dataBytes) throws IOException {
+        dataBuffer = ByteBuffer.allocateDirect(dataBytes);
+        data = connection.register(dataBuffer, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
+    }
+
+    /** @return the outgoing half of the control buffer */
+    ByteBuffer outgoing() {
+        return controlBuffer.slice(SEND_HALF, RECV_HALF);
+    }
+
+    /** @return the incoming half of the control buffer */
+    ByteBuffer incoming() {
+        return controlBuffer.slice(RECV_HALF, BenchProtocol.CONTROL_BYTES - RECV_HALF);
+    }
+
+    /**
+     * Waits for the completion of a control message.
+     *
+     * @param opcode the kind expected, or {@code null} for any
+     * @return its completion (reused object: read it before the next call)
+     * @throws IOException if it fails or does not come within the timeout
+     * @throws InterruptedException if interrupted
+     */
+    MpCompletion awaitControl(MpOpcode opcode) throws IOException, InterruptedException {
+        if (!connection.awaitCompletion(one, COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            throw new IOException("no " + opcode + " completion within " + COMPLETION_TIMEOUT_SECONDS + " s");
+        }
+        if (!one.ok() || (opcode != null && one.opcode() != opcode)) {
+            throw new IOException("expected a successful " + (opcode != null ? opcode : "completion") + ", got " + one);
+        }
+        return one;
+    }
+
+    /** @return a perftest-like description of the transport */
+    String transport() {
+        return provider.equals("soft") ? "RoCEv2 (soft RNIC, UDP wire)" : "RoCEv2/IB (" + provider + ")";
+    }
+
+    /** Deregisters, disconnects and restores the soft RNIC configuration. Idempotent. */
+    @Override
+    public void close() {
+        if (data != null) {
+            data.close();
+        }
+        if (control != null) {
+            control.close();
+        }
+        if (connection != null) {
+            connection.disconnect(5, TimeUnit.SECONDS);
+        }
+        if (softConfig != null) {
+            softConfig.close();
+        }
+    }
+}

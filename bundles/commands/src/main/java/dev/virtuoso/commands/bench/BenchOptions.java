@@ -1,0 +1,181 @@
+package dev.virtuoso.commands.bench;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.virtuoso.commands.cli.CommandLineSpec;
+import dev.virtuoso.commands.cli.ParsedArgs;
+import dev.virtuoso.commands.cli.Units;
+
+/**
+ * Settings of {@code virtuoso bench}, in the spirit of perftest's {@code ib_write_bw}: the server
+ * runs without a host, the client with the server's host; both take the same options. Immutable.
+ *
+ * @param host the server's host (client), or {@code null} (server)
+ * @param port bootstrap TCP port
+ * @param op the operation
+ * @param sizes message sizes to run, ascending
+ * @param iterations iterations per size (capped by {@code maxBytes} for large sizes under -a)
+ * @param maxBytes with -a, bytes moved per size at most
+ * @param paths number of paths (vNICs)
+ * @param txDepth MP work requests outstanding
+ * @param policy load-balancing policy, or {@code null} for the connector's default
+ * @param cc congestion-avoidance policy, or {@code null} for the default
+ * @param provider verbs provider ({@code soft}, {@code disni}), or {@code null} for automatic
+ * @param device device name, or {@code null}
+ * @param vnics local vNIC addresses, empty for the default
+ * @param udpPort the soft RNIC's RoCEv2 UDP port
+ * @param reportGbits report Gbit/s instead of MB/s
+ * @param json print JSON instead of the table
+ * @param jsonFile also write JSON to this file, or {@code null}
+ * @param waitSeconds server: how long to wait for a client
+ */
+public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
+        int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
+        boolean reportGbits, boolean json, Path jsonFile, int waitSeconds) {
+
+    /** The measured operation. */
+    public enum Op {
+        WRITE("RDMA_Write"), READ("RDMA_Read"), SEND("Send");
+
+        private final String title;
+
+        Op(String title) {
+            this.title = title;
+        }
+
+        /** @return perftest's name of the test */
+        public String title() {
+            return title;
+        }
+    }
+
+    /** perftest's default TCP port for the exchange of connection data. */
+    public static final int DEFAULT_PORT = 18515;
+    /** Largest message size (perftest -a goes up to 8 MiB). */
+    public static final int MAX_SIZE = 8 << 20;
+
+    /** The command line of {@code virtuoso bench}. */
+    public static final CommandLineSpec SPEC = new CommandLineSpec("virtuoso bench", "[HOST]", 0, 1)
+            .option('s', "size", "SIZE", "65536", "message size in bytes (K, M suffixes)")
+            .option('n', "iters", "N", "1000", "iterations per size")
+            .flag('a', "all", "run every size from 2 B to 8 MiB (powers of two)")
+            .option((char) 0, "max-bytes", "SIZE", "256M", "with -a: bytes per size at most (caps -n for big sizes)")
+            .option('q', "paths", "N", "1", "number of paths (one RC QP per vNIC)")
+            .option((char) 0, "op", "OP", "write", "write, read or send")
+            .option('t', "tx-depth", "N", "16", "MP work requests outstanding")
+            .option((char) 0, "policy", "NAME", null, "load-balancing policy, e.g. lb-adaptive (default: connector's)")
+            .option((char) 0, "cc", "NAME", null, "congestion-avoidance policy, e.g. cc-fixed (default: connector's)")
+            .option('p', "port", "PORT", String.valueOf(DEFAULT_PORT), "bootstrap TCP port")
+            .option((char) 0, "wait", "SECS", "300", "server: how long to wait for a client")
+            .option('P', "provider", "NAME", null, "verbs provider: soft or disni (default: disni if present, else soft)")
+            .option('d', "device", "NAME", null, "RDMA device (default: the provider's first; soft: bench)")
+            .option((char) 0, "vnics", "LIST", null,
+                    "local vNIC addresses, comma-separated (soft default on loopback: server 127.0.1.x, client 127.0.2.x)")
+            .option((char) 0, "udp-port", "PORT", "4791", "soft RNIC RoCEv2 UDP port")
+            .flag((char) 0, "report_gbits", "report bandwidth in Gbit/s instead of MB/s")
+            .flag((char) 0, "json", "print the results as JSON instead of the table")
+            .option((char) 0, "json-file", "FILE", null, "also write the results as JSON to FILE");
+
+    /**
+     * @param a parsed command line (not a help request)
+     * @return the options
+     * @throws IllegalArgumentException if a value is malformed or inconsistent
+     */
+    public static BenchOptions from(ParsedArgs a) {
+        String host = a.positionals().isEmpty() ? null : a.positionals().get(0);
+        Op op = Op.valueOf(a.choice("op", "write", "read", "send").toUpperCase(Locale.ROOT));
+        List<Integer> sizes = new ArrayList<>();
+        if (a.flag("all")) {
+            if (a.has("size")) {
+                throw new IllegalArgumentException("-a and -s exclude each other");
+            }
+            for (int s = 2; s <= MAX_SIZE; s *= 2) {
+                sizes.add(s);
+            }
+        } else {
+            sizes.add((int) a.size("size", 1, MAX_SIZE));
+        }
+        int paths = a.intValue("paths", 1, 64);
+        List<InetAddress> vnics = new ArrayList<>();
+        if (a.value("vnics") != null) {
+            for (String v : a.value("vnics").split(",")) {
+                vnics.add(literal(v.trim()));
+            }
+            if (vnics.size() < paths) {
+                throw new IllegalArgumentException("--vnics lists " + vnics.size() + " addresses for -q " + paths);
+            }
+            vnics = vnics.subList(0, paths);
+        }
+        String provider = a.value("provider");
+        if (provider != null && !provider.equals("soft") && !provider.equals("disni")) {
+            throw new IllegalArgumentException("--provider must be soft or disni: " + provider);
+        }
+        String jsonFile = a.value("json-file");
+        return new BenchOptions(host, a.intValue("port", 1, 65535), op, sizes, a.intValue("iters", 1, 100_000_000),
+                a.size("max-bytes", 1, 1L << 40), paths, a.intValue("tx-depth", 1, 1024), a.value("policy"),
+                a.value("cc"), provider, a.value("device"), List.copyOf(vnics), a.intValue("udp-port", 0, 65535),
+                a.flag("report_gbits"), a.flag("json"), jsonFile == null ? null : Path.of(jsonFile),
+                a.intValue("wait", 1, 86_400));
+    }
+
+    /** @return true on the client side (a host was given) */
+    public boolean client() {
+        return host != null;
+    }
+
+    /** @return the largest size */
+    public int maxSize() {
+        return sizes.get(sizes.size() - 1);
+    }
+
+    /**
+     * @param size a message size
+     * @return iterations for it: {@link #iterations}, capped by {@link #maxBytes} under -a (at least 10)
+     */
+    public int iterationsFor(int size) {
+        if (sizes.size() == 1) {
+            return iterations;
+        }
+        return (int) Math.max(Math.min(10, iterations), Math.min(iterations, maxBytes / size));
+    }
+
+    /**
+     * The soft RNIC's default vNICs on loopback: server 127.0.1.1.., client 127.0.2.1.. (different
+     * addresses, so both fit on one host with the same UDP port).
+     *
+     * @return the addresses
+     */
+    public List<InetAddress> defaultLoopbackVnics() {
+        List<InetAddress> out = new ArrayList<>();
+        for (int i = 1; i <= paths; i++) {
+            out.add(literal("127.0." + (client() ? 2 : 1) + "." + i));
+        }
+        return out;
+    }
+
+    /** @param total bytes @param seconds time @return bandwidth in the report's unit */
+    public double bandwidth(double total, double seconds) {
+        return seconds <= 0 ? 0 : reportGbits ? total * 8 / seconds / 1e9 : total / seconds / (1 << 20);
+    }
+
+    /** @return the bandwidth unit of the table */
+    public String unit() {
+        return reportGbits ? "Gb/sec" : "MB/sec";
+    }
+
+    private static InetAddress literal(String s) {
+        if (!s.matches("[0-9a-fA-F:.]+") || s.isEmpty()) {
+            throw new IllegalArgumentException("not an IP address literal: '" + s + "'");
+        }
+        try {
+            return InetAddress.getByName(s);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: '" + s + "'", e);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.virtuoso.commands.bench;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.virtuoso.api.RemoteMemory;
+
+/**
+ * The bench's control messages, carried as MP_SENDs in a small registered buffer: the client's
+ * HELLO (operation and the sizes with their iteration counts), the server's READY (its data
+ * region), and the client's DONE. Every message starts with a magic and a type; decoding checks
+ * both and every length, since the peer is another process. Stateless.
+ */
+public final class BenchProtocol {
+
+    /** Size of each side's control buffer. */
+    public static final int CONTROL_BYTES = 4096;
+
+    private static final int MAGIC = 0x5642454E; // "VBEN"
+    private static final int HELLO = 1;
+    private static final int READY = 2;
+    private static final int DONE = 3;
+    private static final int MAX_SIZES = 64;
+
+    private BenchProtocol() {
+    }
+
+    /**
+     * The client's request.
+     *
+     * @param op the operation
+     * @param sizes message sizes
+     * @param iterations iterations of each size
+     */
+    public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations) {
+        /** @return messages the client will MP_SEND in total (SEND test) */
+        public long totalMessages() {
+            long n = 0;
+            for (int i : iterations) {
+                n += i;
+            }
+            return n;
+        }
+    }
+
+    /** @param buf destination (position 0) @param h the hello @return bytes written */
+    public static int writeHello(ByteBuffer buf, Hello h) {
+        ByteBuffer b = buf.duplicate().clear();
+        b.putInt(MAGIC).putInt(HELLO).putInt(h.op().ordinal()).putInt(h.sizes().size());
+        for (int i = 0; i < h.sizes().size(); i++) {
+            b.putInt(h.sizes().get(i)).putInt(h.iterations().get(i));
+        }
+        return b.position();
+    }
+
+    /**
+     * @param buf the received message
+     * @param length its length
+     * @return the hello
+     * @throws IllegalStateException if it is not a well-formed hello
+     */
+    public static Hello readHello(ByteBuffer buf, int length) {
+        ByteBuffer b = header(buf, length, HELLO, 16);
+        int op = b.getInt();
+        int n = b.getInt();
+        if (op < 0 || op >= BenchOptions.Op.values().length || n < 1 || n > MAX_SIZES || length < 16 + 8 * n) {
+            throw new IllegalStateException("malformed HELLO from the client");
+        }
+        List<Integer> sizes = new ArrayList<>();
+        List<Integer> iters = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int size = b.getInt();
+            int it = b.getInt();
+            if (size < 1 || size > BenchOptions.MAX_SIZE || it < 1) {
+                throw new IllegalStateException("HELLO asks for size " + size + " x " + it + " iterations");
+            }
+            sizes.add(size);
+            iters.add(it);
+        }
+        return new Hello(BenchOptions.Op.values()[op], sizes, iters);
+    }
+
+    /** @param buf destination @param region the server's data region @return bytes written */
+    public static int writeReady(ByteBuffer buf, RemoteMemory region) {
+        ByteBuffer b = buf.duplicate().clear();
+        b.putInt(MAGIC).putInt(READY);
+        region.writeTo(b);
+        return b.position();
+    }
+
+    /**
+     * @param buf the received message
+     * @param length its length
+     * @return the server's data region
+     * @throws IllegalStateException if it is not a well-formed READY
+     */
+    public static RemoteMemory readReady(ByteBuffer buf, int length) {
+        ByteBuffer b = header(buf, length, READY, 8 + RemoteMemory.ENCODED_BYTES);
+        try {
+            return RemoteMemory.readFrom(b);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("malformed READY from the server: " + e.getMessage(), e);
+        }
+    }
+
+    /** @param buf destination @return bytes written */
+    public static int writeDone(ByteBuffer buf) {
+        ByteBuffer b = buf.duplicate().clear();
+        b.putInt(MAGIC).putInt(DONE);
+        return b.position();
+    }
+
+    /**
+     * @param buf the received message
+     * @param length its length
+     * @throws IllegalStateException if it is not a DONE
+     */
+    public static void readDone(ByteBuffer buf, int length) {
+        header(buf, length, DONE, 8);
+    }
+
+    private static ByteBuffer header(ByteBuffer buf, int length, int type, int minLength) {
+        if (length < minLength || length > buf.capacity()) {
+            throw new IllegalStateException("control message of " + length + " bytes, expected at least " + minLength);
+        }
+        ByteBuffer b = buf.duplicate().clear();
+        if (b.getInt() != MAGIC) {
+            throw new IllegalStateException("the peer is not a virtuoso bench (bad magic)");
+        }
+        int t = b.getInt();
+        if (t != type) {
+            throw new IllegalStateException("expected control message " + type + ", got " + t);
+        }
+        return b;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.virtuoso.commands.bench;
+
+/**
+ * One row of the bench table.
+ *
+ * @param bytes message size
+ * @param iterations messages
+ * @param peak best bandwidth over any run of {@code max(tx-depth, iterations/20)} consecutive
+ *     completions, in the report's unit
+ * @param average bytes over the time from the first post to the last completion, in the report's unit
+ * @param msgRateMpps messages per second, millions
+ */
+public record BenchResult(int bytes, int iterations, double peak, double average, double msgRateMpps) {
+
+    /**
+     * Computes a row from completion times.
+     *
+     * @param o the options (unit, tx depth)
+     * @param size message size
+     * @param startNanos time of the first post
+     * @param completionNanos time of each completion, in order
+     * @return the row
+     */
+    static BenchResult of(BenchOptions o, int size, long startNanos, long[] completionNanos) {
+        int n = completionNanos.length;
+        double seconds = (completionNanos[n - 1] - startNanos) / 1e9;
+        double average = o.bandwidth((double) size * n, seconds);
+        int w = Math.min(n, Math.max(o.txDepth(), n / 20));
+        double peak = average;
+        for (int i = 0; i + w < n; i++) {
+            long dt = completionNanos[i + w] - completionNanos[i];
+            if (dt > 0) {
+                peak = Math.max(peak, o.bandwidth((double) size * w, dt / 1e9));
+            }
+        }
+        return new BenchResult(size, n, peak, average, seconds <= 0 ? 0 : n / seconds / 1e6);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.virtuoso.commands.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.ConnectionState;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.commands.VirtuosoServices;
+
+/**
+ * The bench server: listens on the bootstrap port, accepts one client, registers a region as
+ * large as the client's largest size, answers READY with it and then serves: for SEND it keeps
+ * receive buffers posted and counts the messages, for WRITE and READ it waits for DONE (or the
+ * client going away).
+ */
+final class BenchServer {
+
+    private BenchServer() {
+    }
+
+    static void run(VirtuosoServices services, BenchOptions o, PrintStream out) throws IOException, InterruptedException {
+        try (BenchEndpoint e = BenchEndpoint.prepare(services, o);
+                MultipathListener listener = services.connector(10, TimeUnit.SECONDS)
+                        .listen(new InetSocketAddress(o.port()), e.options)) {
+            out.println("waiting for a client on " + listener.localAddress() + " (vNICs "
+                    + e.vnics.stream().map(a -> a.getHostAddress()).toList() + ", up to " + o.waitSeconds() + " s)");
+            MultipathConnection c = listener.accept(o.waitSeconds(), TimeUnit.SECONDS);
+            if (c == null) {
+                throw new IOException("no client connected within " + o.waitSeconds() + " s");
+            }
+            e.attach(c);
+            c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+            MpCompletion hello = e.awaitControl(MpOpcode.RECV);
+            BenchProtocol.Hello h = BenchProtocol.readHello(e.incoming(), (int) hello.byteLength());
+            int max = h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1);
+            e.attachData(max);
+            long expected = h.totalMessages();
+            int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
+            if (h.op() == BenchOptions.Op.SEND) {
+                for (int i = 0; i < rxDepth; i++) {
+                    c.postRecv(100 + i, e.data, 0, max);
+                }
+            } else {
+                c.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+            }
+            c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
+            BenchOptions shown = new BenchOptions(null, o.port(), h.op(), h.sizes(), o.iterations(), o.maxBytes(),
+                    e.vnics.size(), o.txDepth(), o.policy(), o.cc(), o.provider(), o.device(), e.vnics, o.udpPort(),
+                    o.reportGbits(), o.json(), o.jsonFile(), o.waitSeconds());
+            BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
+            long received = serve(c, h, expected, rxDepth, max, e);
+            out.printf(Locale.ROOT, " served %s: %d message(s) received, %d size(s) x iterations %s%n",
+                    h.op().title(), received, h.sizes().size(), h.iterations());
+            out.println(BenchReport.RULE);
+        }
+    }
+
+    /** Serves until DONE (WRITE, READ) or every message (SEND); returns the messages received. */
+    private static long serve(MultipathConnection c, BenchProtocol.Hello h, long expected, int rxDepth, int max,
+            BenchEndpoint e) throws IOException, InterruptedException {
+        MpCompletion one = new MpCompletion();
+        long received = 0;
+        long posted = h.op() == BenchOptions.Op.SEND ? rxDepth : 0;
+        boolean done = false;
+        long idleSince = System.nanoTime();
+        while (!done) {
+            if (!c.awaitCompletion(one, 1, TimeUnit.SECONDS)) {
+                ConnectionState s = c.state();
+                if (s != ConnectionState.ESTABLISHED) {
+                    throw new IOException("the client went away (connection " + s + ") after " + received + " messages");
+                }
+                if (h.op() == BenchOptions.Op.SEND
+                        && System.nanoTime() - idleSince > TimeUnit.SECONDS.toNanos(BenchEndpoint.COMPLETION_TIMEOUT_SECONDS)) {
+                    throw new IOException("no message for " + BenchEndpoint.COMPLETION_TIMEOUT_SECONDS + " s after "
+                            + received + " of " + expected);
+                }
+                continue;
+            }
+            idleSince = System.nanoTime();
+            if (!one.ok()) {
+                throw new IOException("MP_" + one.opcode() + " failed: " + one.status()
+                        + (one.detail() != null ? " (" + one.detail() + ")" : ""));
+            }
+            if (one.opcode() != MpOpcode.RECV) {
+                continue; // the READY's send completion
+            }
+            if (h.op() == BenchOptions.Op.SEND) {
+                received++;
+                if (posted < expected) {
+                    c.postRecv(100 + posted, e.data, 0, max);
+                    posted++;
+                }
+                done = received == expected;
+            } else {
+                BenchProtocol.readDone(e.incoming(), (int) one.byteLength());
+                done = true;
+            }
+        }
+        return received;
+    }
+}

@@ -1,0 +1,159 @@
+package dev.virtuoso.commands.demo;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
+
+import dev.virtuoso.api.PathStats;
+import dev.virtuoso.commands.cli.Units;
+
+/**
+ * Samples the running phase every {@value #INTERVAL_MILLIS} ms on its own thread: per-path
+ * throughput from the connection's {@link PathStats}, goodput from the verified bytes; keeps the
+ * samples for the chart and draws a live progress line (redrawn in place on a terminal, one line
+ * a second otherwise). Owned by the demo, which closes it.
+ */
+public final class ProgressMonitor implements AutoCloseable {
+
+    /** Sampling interval. */
+    public static final long INTERVAL_MILLIS = 200;
+
+    private final PrintStream out;
+    private final boolean terminal;
+    private final int columns;
+    private final ToIntFunction<PathStats> columnOf;
+    private final long t0 = System.nanoTime();
+    private final List<Sample> samples = new ArrayList<>();
+    private final Thread thread;
+    private final Map<Integer, Long> lastPathBytes = new HashMap<>();
+    private PhaseProgress phase;
+    private long lastVerified;
+    private long lastNanos;
+    private long lastPrinted;
+    private volatile boolean running = true;
+
+    /**
+     * Starts sampling.
+     *
+     * @param out where the progress line goes
+     * @param terminal whether {@code out} is a terminal (redraw in place)
+     * @param columns number of physical paths shown
+     * @param columnOf the physical path (0..columns-1) a connection's path runs over, or -1
+     */
+    public ProgressMonitor(PrintStream out, boolean terminal, int columns, ToIntFunction<PathStats> columnOf) {
+        this.out = out;
+        this.terminal = terminal;
+        this.columns = columns;
+        this.columnOf = columnOf;
+        this.thread = new Thread(this::loop, "virtuoso-demo-progress");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** @param p the phase that starts now */
+    public synchronized void begin(PhaseProgress p) {
+        phase = p;
+        lastVerified = 0;
+        lastNanos = System.nanoTime();
+        lastPathBytes.clear();
+        for (PathStats s : p.connection().pathStats()) {
+            lastPathBytes.put(s.pathId(), s.bytesCompleted());
+        }
+    }
+
+    /** Takes a last sample of the current phase and ends its progress line. */
+    public synchronized void end() {
+        if (phase != null) {
+            sample(true);
+            if (terminal) {
+                out.println();
+            }
+            phase = null;
+        }
+    }
+
+    /** @return seconds since the monitor started */
+    public double seconds() {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** @return the samples so far */
+    public synchronized List<Sample> samples() {
+        return List.copyOf(samples);
+    }
+
+    private void loop() {
+        while (running) {
+            try {
+                TimeUnit.MILLISECONDS.sleep(INTERVAL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            synchronized (this) {
+                if (phase != null) {
+                    sample(false);
+                }
+            }
+        }
+    }
+
+    private void sample(boolean last) {
+        long now = System.nanoTime();
+        double dt = (now - lastNanos) / 1e9;
+        if (dt <= 0) {
+            return;
+        }
+        long verified = phase.verifiedBytes();
+        double total = (verified - lastVerified) * 8 / dt;
+        double[] perPath = new double[columns];
+        for (PathStats s : phase.connection().pathStats()) {
+            long prev = lastPathBytes.getOrDefault(s.pathId(), s.bytesCompleted());
+            int column = columnOf.applyAsInt(s);
+            if (column >= 0 && column < columns) {
+                perPath[column] += Math.max(0, s.bytesCompleted() - prev) * 8 / dt;
+            }
+            lastPathBytes.put(s.pathId(), s.bytesCompleted());
+        }
+        lastVerified = verified;
+        lastNanos = now;
+        samples.add(new Sample(seconds(), phase.name(), perPath, total));
+        if (terminal) {
+            out.print("\r" + line(verified, total, perPath) + "\033[K");
+            out.flush();
+        } else if (last || now - lastPrinted >= TimeUnit.SECONDS.toNanos(1)) {
+            out.println(line(verified, total, perPath));
+            lastPrinted = now;
+        }
+    }
+
+    private String line(long verified, double total, double[] perPath) {
+        int width = 24;
+        double frac = phase.totalBytes() == 0 ? 1 : Math.min(1, verified / (double) phase.totalBytes());
+        int filled = (int) Math.round(frac * width);
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "  %-18s [%s%s] %3.0f%% %9s %12s |", phase.name(), "#".repeat(filled),
+                ".".repeat(width - filled), frac * 100, Units.bytes(verified), Units.rate(total)));
+        for (int i = 0; i < perPath.length; i++) {
+            sb.append(String.format(Locale.ROOT, " p%d %4.0f", i, perPath[i] / 1e6));
+        }
+        sb.append(perPath.length > 0 ? " Mbit/s" : "").append(" | ").append(phase.policy());
+        return sb.toString();
+    }
+
+    /** Stops the sampling thread. Idempotent. */
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.virtuoso.commands.demo;
+
+/**
+ * Throughput over one sampling interval.
+ *
+ * @param seconds end of the interval, seconds since the demo started
+ * @param phase the phase running
+ * @param pathBitsPerSecond per physical path, bits/s of chunks completed on it (from PathStats);
+ *     all zero if the connection does not count per path
+ * @param totalBitsPerSecond verified goodput of the phase, bits/s
+ */
+public record Sample(double seconds, String phase, double[] pathBitsPerSecond, double totalBitsPerSecond) {
+}

@@ -1,0 +1,60 @@
+package dev.virtuoso.commands.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class BenchOptionsTest {
+
+    private static BenchOptions parse(String... args) {
+        return BenchOptions.from(BenchOptions.SPEC.parse(args));
+    }
+
+    @Test
+    void serverWithoutHostClientWithHost() {
+        BenchOptions server = parse("-q", "4");
+        assertFalse(server.client());
+        assertEquals(List.of(65536), server.sizes());
+        assertEquals(BenchOptions.DEFAULT_PORT, server.port());
+        assertEquals(InetAddress.getLoopbackAddress().getClass(), server.defaultLoopbackVnics().get(0).getClass());
+        assertEquals("127.0.1.4", server.defaultLoopbackVnics().get(3).getHostAddress());
+        BenchOptions client = parse("-q", "2", "--op", "send", "-s", "1M", "-n", "50", "--report_gbits", "localhost");
+        assertTrue(client.client());
+        assertEquals(BenchOptions.Op.SEND, client.op());
+        assertEquals(List.of(1 << 20), client.sizes());
+        assertEquals(50, client.iterationsFor(1 << 20));
+        assertEquals("127.0.2.2", client.defaultLoopbackVnics().get(1).getHostAddress());
+        assertEquals("Gb/sec", client.unit());
+        assertEquals(8.0, client.bandwidth(1e9, 1.0), 1e-9);
+        assertEquals(1.0, parse().bandwidth(1 << 20, 1.0), 1e-9);
+    }
+
+    @Test
+    void allSizesFromTwoBytesToEightMiBWithCappedIterations() {
+        BenchOptions o = parse("-a", "-n", "1000", "--max-bytes", "64M");
+        assertEquals(23, o.sizes().size());
+        assertEquals(2, o.sizes().get(0));
+        assertEquals(8 << 20, o.maxSize());
+        assertEquals(1000, o.iterationsFor(2));
+        assertEquals(10, o.iterationsFor(8 << 20));
+        assertEquals(64, o.iterationsFor(1 << 20));
+    }
+
+    @Test
+    void rejectsBadCombinations() {
+        assertThrows(IllegalArgumentException.class, () -> parse("-a", "-s", "4096"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--op", "atomic"));
+        assertThrows(IllegalArgumentException.class, () -> parse("-s", "16M"));
+        assertThrows(IllegalArgumentException.class, () -> parse("-q", "3", "--vnics", "127.0.0.1,127.0.0.2"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--vnics", "not-an-ip"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--provider", "rxe"));
+        assertThrows(IllegalArgumentException.class, () -> parse("h1", "h2"));
+        assertThrows(IllegalArgumentException.class, () -> parse("-n", "0"));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.virtuoso.commands.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.RemoteMemory;
+
+class BenchProtocolTest {
+
+    private final ByteBuffer buf = ByteBuffer.allocateDirect(2048);
+
+    @Test
+    void roundTrips() {
+        BenchProtocol.Hello h = new BenchProtocol.Hello(BenchOptions.Op.READ, List.of(2, 4096), List.of(1000, 10));
+        int n = BenchProtocol.writeHello(buf, h);
+        assertEquals(h, BenchProtocol.readHello(buf, n));
+        assertEquals(1010, h.totalMessages());
+        RemoteMemory r = new RemoteMemory(0x1234_5678_9abcL, 77, 1 << 20);
+        assertEquals(r, BenchProtocol.readReady(buf, BenchProtocol.writeReady(buf, r)));
+        BenchProtocol.readDone(buf, BenchProtocol.writeDone(buf));
+    }
+
+    @Test
+    void rejectsMalformedMessages() {
+        int n = BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5)));
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n - 1));
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readReady(buf, n));
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, 4));
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, 100_000));
+        buf.putInt(8, 99); // operation out of range
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
+        BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5)));
+        buf.putInt(16, 0); // size 0
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
+        buf.putInt(0, 0xdeadbeef);
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
+        BenchProtocol.writeReady(buf, new RemoteMemory(1, 2, 3));
+        buf.putInt(20, -5); // negative length
+        assertThrows(IllegalStateException.class, () -> BenchProtocol.readReady(buf, 24));
+    }
+}

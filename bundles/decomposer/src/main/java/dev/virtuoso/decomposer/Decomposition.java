@@ -1,0 +1,123 @@
+package dev.virtuoso.decomposer;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.spi.policy.CongestionAvoidanceSession;
+import dev.virtuoso.spi.policy.LoadBalancerSession;
+import dev.virtuoso.spi.policy.PathStateView;
+import dev.virtuoso.spi.verbs.IbvWc;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * One connection's decomposition state: messages being split, chunks in flight, the policy
+ * sessions in use. Every method is called on the connection's engine thread only; none blocks and
+ * none allocates in steady state.
+ *
+ * <p>Chunk work-request identifiers carry {@link #WR_ID_TAG} in their top bits so that the engine
+ * can route completions of the shared CQ: {@link #ownsWrId}.
+ */
+@ProviderType
+public interface Decomposition extends AutoCloseable {
+
+    /** Bits 60..63 of every chunk wr_id: {@code 0x1}. */
+    long WR_ID_TAG = 1L << 60;
+
+    /** Mask of the tag bits. */
+    long WR_ID_TAG_MASK = 0xFL << 60;
+
+    /**
+     * @param wrId a completion's wr_id
+     * @return true if it belongs to a chunk of a decomposition
+     */
+    static boolean ownsWrId(long wrId) {
+        return (wrId & WR_ID_TAG_MASK) == WR_ID_TAG;
+    }
+
+    /**
+     * Accepts an MP work request; zero-length WRITE and READ complete at once.
+     *
+     * @param spec the request, copied
+     * @return false if {@link DecompositionConfig#maxMessages} requests are already held
+     */
+    boolean submit(MessageSpec spec);
+
+    /**
+     * Advances the clock ({@link PathStateView#nowNanos()}), applies the failover timeout and
+     * re-enables placement that waited. Call once per duty cycle before the other methods.
+     *
+     * @param nowNanos {@link System#nanoTime()}
+     */
+    void tick(long nowNanos);
+
+    /**
+     * Places and posts as many chunks as the sessions and path windows allow.
+     *
+     * @return chunks posted
+     */
+    int schedule();
+
+    /**
+     * Handles a completion whose wr_id {@link #ownsWrId belongs} to this decomposition.
+     *
+     * @param wc the completion (not retained)
+     */
+    void onCompletion(IbvWc wc);
+
+    /**
+     * Switches the load-balancing session now (the engine calls it between two chunks). The
+     * previous session is closed unless it is the built-in one, and never called again.
+     *
+     * @param session the new session, or {@code null} for the built-in round robin
+     */
+    void loadBalancer(LoadBalancerSession session);
+
+    /**
+     * Switches the congestion-avoidance session now; the previous one is closed.
+     *
+     * @param session the new session, or {@code null} for the built-in fixed chunk size
+     */
+    void congestionAvoidance(CongestionAvoidanceSession session);
+
+    /**
+     * Replaces the view that gates placement (e.g. when a path monitor comes or goes).
+     *
+     * @param view the new view, or {@code null} for the path table
+     */
+    void policyView(PathStateView view);
+
+    /** Paths were added, removed or changed state: the sessions are told, placement re-tried. */
+    void pathsChanged();
+
+    /**
+     * The chunks in flight on a path will not complete (its QP was destroyed): their ranges are
+     * placed again on other paths.
+     *
+     * @param path path slot
+     * @return chunks abandoned
+     */
+    int abandonPath(int path);
+
+    /**
+     * Fails every unfinished message.
+     *
+     * @param status status to report
+     * @param detail failure detail
+     * @param abandonInFlight true to complete at once, forgetting chunks in flight (their late
+     *     completions are ignored); false to wait for their completions
+     * @return messages failed
+     */
+    int failAll(MpStatus status, String detail, boolean abandonInFlight);
+
+    /** @return messages accepted and not yet completed */
+    int messagesInProgress();
+
+    /** @return chunks posted and not yet completed */
+    int chunksInFlight();
+
+    /** @return counters of this decomposition (live view) */
+    DecompositionCounters counters();
+
+    /** Closes the policy sessions. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,250 @@
+package dev.virtuoso.decomposer;
+
+import java.util.Arrays;
+
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.spi.policy.PathStateView;
+
+/**
+ * The core's own view of a connection's paths: QP-level state plus counters fed by chunk posts and
+ * completions (in-flight bytes and chunks, completed bytes, a moving-average rate, a smoothed
+ * latency, consecutive errors). Written on the engine thread only; other threads may read it for
+ * statistics and then see recent, not necessarily consistent, values.
+ *
+ * <p>Slots are numbered in the order paths are added and never reused: a removed path stays
+ * {@link PathState#DOWN}.
+ */
+public final class PathTable implements PathStateView {
+    /** Rate samples are taken over windows at least this long. */
+    static final long RATE_WINDOW_NANOS = 2_000_000L;
+    private static final double RATE_GAIN = 0.25;
+
+    private final int capacity;
+    private volatile int count;
+    private final PathState[] state;
+    private final long[] inFlightBytes;
+    private final int[] inFlightChunks;
+    private final long[] completedBytes;
+    private final long[] chunksCompleted;
+    private final long[] chunksFailed;
+    private final int[] consecutiveErrors;
+    private final double[] rate;
+    private final long[] smoothedLatency;
+    private final double[] probedCapacity;
+    private final long[] windowStart;
+    private final long[] windowBytes;
+    private long now;
+
+    /** @param capacity most paths the connection may ever have (slots are not reused) */
+    public PathTable(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
+        }
+        this.capacity = capacity;
+        state = new PathState[capacity];
+        Arrays.fill(state, PathState.DOWN);
+        inFlightBytes = new long[capacity];
+        inFlightChunks = new int[capacity];
+        completedBytes = new long[capacity];
+        chunksCompleted = new long[capacity];
+        chunksFailed = new long[capacity];
+        consecutiveErrors = new int[capacity];
+        rate = new double[capacity];
+        smoothedLatency = new long[capacity];
+        probedCapacity = new double[capacity];
+        windowStart = new long[capacity];
+        windowBytes = new long[capacity];
+        now = System.nanoTime();
+    }
+
+    /** @return the most paths this table can hold */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * Adds a path in state {@link PathState#UP}.
+     *
+     * @return its slot
+     * @throws IllegalStateException if the capacity is exhausted
+     */
+    public int add() {
+        int slot = count;
+        if (slot >= capacity) {
+            throw new IllegalStateException("path table full (" + capacity + " slots)");
+        }
+        state[slot] = PathState.UP;
+        windowStart[slot] = -1;
+        count = slot + 1;
+        return slot;
+    }
+
+    /**
+     * @param path path slot
+     * @return its QP-level state
+     */
+    public PathState state(int path) {
+        return state[path];
+    }
+
+    /**
+     * @param path path slot
+     * @param s new state
+     */
+    public void state(int path, PathState s) {
+        state[path] = s;
+        if (s == PathState.UP) {
+            consecutiveErrors[path] = 0;
+        }
+    }
+
+    /** @return true if any path is {@link PathState#UP} */
+    public boolean anyUp() {
+        for (int p = 0; p < count; p++) {
+            if (state[p] == PathState.UP) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @param nowNanos the engine's clock for this duty cycle */
+    public void clock(long nowNanos) {
+        now = nowNanos;
+    }
+
+    /**
+     * A chunk was posted.
+     *
+     * @param path path slot
+     * @param bytes chunk length
+     */
+    public void onPosted(int path, long bytes) {
+        if (inFlightChunks[path] == 0 && windowStart[path] < 0) {
+            windowStart[path] = now;
+            windowBytes[path] = 0;
+        }
+        inFlightBytes[path] += bytes;
+        inFlightChunks[path]++;
+    }
+
+    /**
+     * A chunk ended (or was abandoned).
+     *
+     * @param path path slot
+     * @param bytes chunk length
+     * @param latencyNanos post-to-completion time; negative if abandoned (no sample)
+     * @param success whether it completed successfully
+     */
+    public void onCompleted(int path, long bytes, long latencyNanos, boolean success) {
+        inFlightBytes[path] -= bytes;
+        inFlightChunks[path]--;
+        if (success) {
+            completedBytes[path] += bytes;
+            chunksCompleted[path]++;
+            consecutiveErrors[path] = 0;
+            if (latencyNanos >= 0) {
+                long s = smoothedLatency[path];
+                smoothedLatency[path] = s == 0 ? latencyNanos : s + ((latencyNanos - s) >> 3);
+            }
+            windowBytes[path] += bytes;
+        } else {
+            chunksFailed[path]++;
+            consecutiveErrors[path]++;
+        }
+        sampleRate(path);
+    }
+
+    private void sampleRate(int path) {
+        long start = windowStart[path];
+        if (start < 0) {
+            return;
+        }
+        long elapsed = now - start;
+        boolean idle = inFlightChunks[path] == 0;
+        if (elapsed >= RATE_WINDOW_NANOS) {
+            double sample = windowBytes[path] * 1e9 / elapsed;
+            double r = rate[path];
+            rate[path] = r == 0 ? sample : r + RATE_GAIN * (sample - r);
+            windowStart[path] = idle ? -1 : now;
+            windowBytes[path] = 0;
+        } else if (idle) {
+            // a burst shorter than a window: keep accumulating only while the path stays busy
+            windowStart[path] = -1;
+        }
+    }
+
+    /**
+     * @param path path slot
+     * @param bytesPerSecond capacity measured by probing
+     */
+    public void probedCapacity(int path, double bytesPerSecond) {
+        probedCapacity[path] = bytesPerSecond;
+    }
+
+    @Override
+    public int pathCount() {
+        return count;
+    }
+
+    @Override
+    public boolean usable(int path) {
+        return path >= 0 && path < count && state[path] == PathState.UP;
+    }
+
+    @Override
+    public long inFlightBytes(int path) {
+        return inFlightBytes[path];
+    }
+
+    @Override
+    public int inFlightChunks(int path) {
+        return inFlightChunks[path];
+    }
+
+    @Override
+    public double probedCapacity(int path) {
+        return probedCapacity[path];
+    }
+
+    @Override
+    public double estimatedRate(int path) {
+        return rate[path];
+    }
+
+    @Override
+    public long smoothedLatencyNanos(int path) {
+        return smoothedLatency[path];
+    }
+
+    @Override
+    public long completedBytes(int path) {
+        return completedBytes[path];
+    }
+
+    @Override
+    public int consecutiveErrors(int path) {
+        return consecutiveErrors[path];
+    }
+
+    @Override
+    public long nowNanos() {
+        return now;
+    }
+
+    /**
+     * @param path path slot
+     * @return chunks completed successfully
+     */
+    public long chunksCompleted(int path) {
+        return chunksCompleted[path];
+    }
+
+    /**
+     * @param path path slot
+     * @return chunks that failed
+     */
+    public long chunksFailed(int path) {
+        return chunksFailed[path];
+    }
+}

@@ -1,0 +1,121 @@
+package dev.virtuoso.decomposer.internal;
+
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.decomposer.MessageSpec;
+import dev.virtuoso.spi.verbs.IbvWrOpcode;
+
+/** MP work requests being decomposed, in preallocated parallel arrays with a free-slot stack. */
+final class MessageTable {
+    final long[] wrId;
+    final long[] tag;
+    final long[] messageId;
+    final MpOpcode[] opcode;
+    final IbvWrOpcode[] chunkOpcode;
+    final long[] localAddr;
+    final int[] lkey;
+    final long[] length;
+    final long[] remoteAddr;
+    final int[] rkey;
+    final int[] immData;
+    final boolean[] split;
+    /** Bytes handed to chunks for the first time (the decomposition cursor). */
+    final long[] placed;
+    final long[] completedBytes;
+    final int[] chunksInFlight;
+    /** Ranges of this message waiting in the re-post queue. */
+    final int[] rangesQueued;
+    final boolean[] started;
+    /** Whether the message waits in the fresh-placement queue. */
+    final boolean[] inFresh;
+    final long[] pathMask;
+    final MpStatus[] status;
+    final String[] detail;
+    private final boolean[] used;
+    private final int[] free;
+    private int freeCount;
+    private long nextMessageId;
+
+    MessageTable(int capacity) {
+        wrId = new long[capacity];
+        tag = new long[capacity];
+        messageId = new long[capacity];
+        opcode = new MpOpcode[capacity];
+        chunkOpcode = new IbvWrOpcode[capacity];
+        localAddr = new long[capacity];
+        lkey = new int[capacity];
+        length = new long[capacity];
+        remoteAddr = new long[capacity];
+        rkey = new int[capacity];
+        immData = new int[capacity];
+        split = new boolean[capacity];
+        placed = new long[capacity];
+        completedBytes = new long[capacity];
+        chunksInFlight = new int[capacity];
+        rangesQueued = new int[capacity];
+        started = new boolean[capacity];
+        inFresh = new boolean[capacity];
+        pathMask = new long[capacity];
+        status = new MpStatus[capacity];
+        detail = new String[capacity];
+        used = new boolean[capacity];
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            free[i] = capacity - 1 - i;
+        }
+        freeCount = capacity;
+    }
+
+    int capacity() {
+        return used.length;
+    }
+
+    int inUse() {
+        return used.length - freeCount;
+    }
+
+    boolean inUse(int slot) {
+        return used[slot];
+    }
+
+    /** @return the slot holding a copy of {@code spec}, or -1 if full */
+    int add(MessageSpec spec) {
+        if (freeCount == 0) {
+            return -1;
+        }
+        int m = free[--freeCount];
+        used[m] = true;
+        wrId[m] = spec.wrId();
+        tag[m] = spec.tag();
+        messageId[m] = nextMessageId++;
+        opcode[m] = spec.opcode();
+        chunkOpcode[m] = spec.chunkOpcode();
+        localAddr[m] = spec.localAddr();
+        lkey[m] = spec.lkey();
+        length[m] = spec.length();
+        remoteAddr[m] = spec.remoteAddr();
+        rkey[m] = spec.rkey();
+        immData[m] = spec.immData();
+        split[m] = spec.split();
+        placed[m] = 0;
+        completedBytes[m] = 0;
+        chunksInFlight[m] = 0;
+        rangesQueued[m] = 0;
+        started[m] = false;
+        inFresh[m] = false;
+        pathMask[m] = 0;
+        status[m] = MpStatus.SUCCESS;
+        detail[m] = null;
+        return m;
+    }
+
+    void release(int m) {
+        used[m] = false;
+        detail[m] = null;
+        free[freeCount++] = m;
+    }
+
+    boolean failed(int m) {
+        return status[m] != MpStatus.SUCCESS;
+    }
+}

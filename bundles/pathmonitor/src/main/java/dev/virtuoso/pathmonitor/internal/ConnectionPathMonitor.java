@@ -1,0 +1,459 @@
+package dev.virtuoso.pathmonitor.internal;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.pathmonitor.api.PathHealth;
+import dev.virtuoso.pathmonitor.api.PathMonitor;
+import dev.virtuoso.pathmonitor.api.PathStatistics;
+import dev.virtuoso.pathmonitor.api.ProbeRequest;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+
+/**
+ * The path monitor of one connection. Engine-thread state lives in one {@link PathRecord} per
+ * path; the array grows (the only allocation) when a path is added.
+ */
+final class ConnectionPathMonitor implements PathMonitor {
+    private static final long HOUSEKEEPING_NANOS = 1_000_000L;
+    private static final int STALL_DRAIN_FACTOR = 4;
+
+    private final String connectionId;
+    private final MonitorSettings settings;
+    private final long probeWrBytes;
+    private volatile PathRecord[] paths = new PathRecord[0];
+    private long now;
+    private long nextHousekeepingNanos;
+    private int probeCursor;
+    private int runningProbes;
+    private long unexpectedCompletions;
+    /** Probe requests from other threads (commands), one bit per path below 64; taken by tick. */
+    private final AtomicLong requestedProbes = new AtomicLong();
+    private volatile Runnable onClose = () -> { };
+    private volatile boolean closed;
+
+    /**
+     * @param connectionId for logs and statistics
+     * @param settings validated settings
+     * @param probeScratchBytes the peer's scratch length; 0 disables probing
+     * @param nowNanos the clock at creation
+     */
+    ConnectionPathMonitor(String connectionId, MonitorSettings settings, long probeScratchBytes, long nowNanos) {
+        if (probeScratchBytes < 0) {
+            throw new IllegalArgumentException("probeScratchBytes must be >= 0: " + probeScratchBytes);
+        }
+        this.connectionId = connectionId;
+        this.settings = settings;
+        this.probeWrBytes = Math.min(settings.probeWriteBytes(), probeScratchBytes);
+        this.now = nowNanos;
+    }
+
+    /** @return the connection this monitor serves */
+    String connectionId() {
+        return connectionId;
+    }
+
+    /** @return completions reported for paths with nothing in flight (core accounting errors) */
+    long unexpectedCompletions() {
+        return unexpectedCompletions;
+    }
+
+    // ---- PathStateView ----
+
+    @Override
+    public int pathCount() {
+        return paths.length;
+    }
+
+    @Override
+    public boolean usable(int path) {
+        return health(path) == PathHealth.HEALTHY;
+    }
+
+    @Override
+    public long inFlightBytes(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.inFlightBytes;
+    }
+
+    @Override
+    public int inFlightChunks(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.inFlightChunks;
+    }
+
+    @Override
+    public double probedCapacity(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.probedCapacity;
+    }
+
+    @Override
+    public double estimatedRate(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.rate.rate();
+    }
+
+    @Override
+    public long smoothedLatencyNanos(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.smoothedLatencyNanos;
+    }
+
+    @Override
+    public long completedBytes(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.completedBytes;
+    }
+
+    @Override
+    public int consecutiveErrors(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.consecutiveErrors;
+    }
+
+    @Override
+    public long nowNanos() {
+        return now;
+    }
+
+    // ---- hooks ----
+
+    @Override
+    public void tick(long nowNanos) {
+        now = nowNanos;
+        if (nowNanos - nextHousekeepingNanos < 0) {
+            return;
+        }
+        nextHousekeepingNanos = nowNanos + HOUSEKEEPING_NANOS;
+        PathRecord[] ps = paths;
+        long asked = requestedProbes.getAndSet(0);
+        for (int p = 0; asked != 0 && p < ps.length && p < 64; p++) {
+            if ((asked & (1L << p)) != 0) {
+                requestProbe(p);
+            }
+        }
+        for (int p = 0; p < ps.length; p++) {
+            PathRecord r = ps[p];
+            if (settings.probeIntervalNanos() > 0 && probeWrBytes > 0 && r.state == PathState.UP
+                    && r.probe == PathRecord.Probe.IDLE && r.inFlightChunks == 0
+                    && nowNanos - r.nextPeriodicProbeNanos >= 0) {
+                r.probe = PathRecord.Probe.PENDING;
+            }
+            r.publish(health(r));
+        }
+    }
+
+    @Override
+    public void onPathAdded(int path) {
+        PathRecord[] ps = paths;
+        if (path != ps.length) {
+            throw new IllegalArgumentException("path slots are added in order: expected " + ps.length + ", got " + path);
+        }
+        PathRecord r = new PathRecord(settings);
+        r.lastProgressNanos = now;
+        r.nextPeriodicProbeNanos = now + settings.probeIntervalNanos();
+        if (probeWrBytes > 0) {
+            r.probe = PathRecord.Probe.PENDING;
+        }
+        PathRecord[] grown = Arrays.copyOf(ps, ps.length + 1);
+        grown[path] = r;
+        r.publish(health(r));
+        paths = grown;
+    }
+
+    @Override
+    public void onPathState(int path, PathState state) {
+        PathRecord r = existing(path);
+        PathState old = r.state;
+        r.state = state;
+        if (state == PathState.UP && old != PathState.UP) {
+            r.consecutiveErrors = 0;
+            r.pausedUntilNanos = now;
+            r.cooldownNanos = settings.errorCooldownNanos();
+            r.lastProgressNanos = now;
+            planProbe(r);
+        } else if (state != PathState.UP) {
+            if (r.probe == PathRecord.Probe.PENDING) {
+                r.probe = PathRecord.Probe.IDLE;
+            } else if (r.probe == PathRecord.Probe.RUNNING) {
+                // its posted WRs are reported as FLUSHED; none more is issued
+                r.probeWrsToIssue = 0;
+                r.probeFailed = true;
+                if (r.probeWrsOutstanding == 0) {
+                    finishProbe(r);
+                }
+            }
+        }
+        r.publish(health(r));
+    }
+
+    @Override
+    public void onChunkPosted(int path, long bytes) {
+        PathRecord r = existing(path);
+        addInFlight(r, bytes);
+        r.publish(health(r));
+    }
+
+    @Override
+    public void onChunkCompleted(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
+        PathRecord r = existing(path);
+        removeInFlight(r, bytes);
+        if (outcome == ChunkOutcome.SUCCESS) {
+            r.completedBytes += bytes;
+            r.chunksCompleted++;
+            delivered(r, bytes, latencyNanos);
+        } else {
+            r.chunksFailed++;
+            failed(r);
+        }
+        r.publish(health(r));
+    }
+
+    @Override
+    public boolean nextProbe(ProbeRequest out) {
+        PathRecord[] ps = paths;
+        if (closed || probeWrBytes == 0 || ps.length == 0) {
+            return false;
+        }
+        for (int i = 0; i < ps.length; i++) {
+            int p = (probeCursor + i) % ps.length;
+            PathRecord r = ps[p];
+            if (r.probe == PathRecord.Probe.PENDING && health(r) == PathHealth.HEALTHY
+                    && (settings.probeParallelPaths() == 0 || runningProbes < settings.probeParallelPaths())) {
+                startProbe(r);
+            }
+            if (r.probe == PathRecord.Probe.RUNNING && r.probeWrsToIssue > 0) {
+                r.probeWrsToIssue--;
+                r.probeWrsOutstanding++;
+                addInFlight(r, r.probeWrBytes);
+                r.publish(health(r));
+                probeCursor = p;
+                out.set(p, r.probeWrBytes);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void onProbeCompleted(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
+        PathRecord r = existing(path);
+        removeInFlight(r, bytes);
+        if (r.probe != PathRecord.Probe.RUNNING || r.probeWrsOutstanding == 0) {
+            unexpectedCompletions++;
+            r.publish(health(r));
+            return;
+        }
+        r.probeWrsOutstanding--;
+        if (outcome == ChunkOutcome.SUCCESS) {
+            delivered(r, bytes, latencyNanos);
+            if (r.probeWrsDone == 0) {
+                r.probeFirstDoneNanos = now;
+                r.probeFirstBytes = bytes;
+            }
+            r.probeWrsDone++;
+            r.probeBytesDone += bytes;
+            r.probeLastDoneNanos = now;
+        } else {
+            r.probeFailed = true;
+            r.probeWrsToIssue = 0;
+            failed(r);
+        }
+        if (r.probeWrsOutstanding == 0 && r.probeWrsToIssue == 0) {
+            finishProbe(r);
+        }
+        r.publish(health(r));
+    }
+
+    @Override
+    public PathHealth health(int path) {
+        PathRecord r = record(path);
+        return r == null ? PathHealth.DOWN : health(r);
+    }
+
+    @Override
+    public void requestProbe(int path) {
+        PathRecord r = existing(path);
+        if (r.probe == PathRecord.Probe.RUNNING) {
+            r.probeAgain = true;
+        } else if (r.state == PathState.UP) {
+            planProbe(r);
+        }
+    }
+
+    @Override
+    public PathStatistics statistics(int path, PathStatistics out) {
+        PathRecord r = record(path);
+        if (r == null) {
+            throw new IndexOutOfBoundsException("no path " + path + " on connection " + connectionId);
+        }
+        r.read(path, out);
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            onClose.run();
+        }
+    }
+
+    /** @return true once closed */
+    boolean closed() {
+        return closed;
+    }
+
+    /** @param action run once when the monitor is closed (unregisters it) */
+    void onClose(Runnable action) {
+        this.onClose = action;
+    }
+
+    /**
+     * Asks for a probe flow on a path from any thread; the engine thread starts it at its next
+     * housekeeping tick (within about a millisecond).
+     *
+     * @param path path slot, below 64
+     */
+    void requestProbeAsync(int path) {
+        if (path < 0 || path >= 64) {
+            throw new IllegalArgumentException("path must be 0..63: " + path);
+        }
+        requestedProbes.getAndUpdate(v -> v | (1L << path));
+    }
+
+    // ---- internals ----
+
+    private PathRecord record(int path) {
+        PathRecord[] ps = paths;
+        return path >= 0 && path < ps.length ? ps[path] : null;
+    }
+
+    private PathRecord existing(int path) {
+        PathRecord r = record(path);
+        if (r == null) {
+            throw new IndexOutOfBoundsException("no path " + path + " on connection " + connectionId);
+        }
+        return r;
+    }
+
+    private PathHealth health(PathRecord r) {
+        if (r.state == PathState.RECOVERING) {
+            return PathHealth.RECOVERING;
+        }
+        if (r.state == PathState.DOWN) {
+            return PathHealth.DOWN;
+        }
+        if (r.consecutiveErrors >= settings.errorThreshold() && now - r.pausedUntilNanos < 0) {
+            return PathHealth.ERRORS;
+        }
+        if (r.inFlightChunks > 0 && now - r.lastProgressNanos > stallLimitNanos(r)) {
+            return PathHealth.STALLED;
+        }
+        return PathHealth.HEALTHY;
+    }
+
+    /** A slow path draining a big backlog is not stalled: allow several drain times. */
+    private long stallLimitNanos(PathRecord r) {
+        double rate = r.rate.rate() > 0 ? r.rate.rate() : r.probedCapacity;
+        if (rate <= 0) {
+            return settings.stallTimeoutNanos();
+        }
+        double drain = STALL_DRAIN_FACTOR * r.inFlightBytes * 1e9 / rate;
+        return Math.max(settings.stallTimeoutNanos(), (long) Math.min(drain, Long.MAX_VALUE / 4));
+    }
+
+    private void addInFlight(PathRecord r, long bytes) {
+        if (r.inFlightChunks == 0) {
+            r.lastProgressNanos = now;
+        }
+        r.inFlightBytes += bytes;
+        r.inFlightChunks++;
+    }
+
+    private void removeInFlight(PathRecord r, long bytes) {
+        if (r.inFlightChunks == 0) {
+            unexpectedCompletions++;
+        } else {
+            r.inFlightChunks--;
+        }
+        r.inFlightBytes = Math.max(0, r.inFlightBytes - bytes);
+        if (r.inFlightChunks == 0) {
+            r.inFlightBytes = 0;
+        }
+        r.lastProgressNanos = now;
+    }
+
+    private void delivered(PathRecord r, long bytes, long latencyNanos) {
+        r.consecutiveErrors = 0;
+        r.cooldownNanos = settings.errorCooldownNanos();
+        r.rate.onDelivered(bytes, latencyNanos, now);
+        long lat = Math.max(0, latencyNanos);
+        r.smoothedLatencyNanos = r.smoothedLatencyNanos == 0 ? lat : r.smoothedLatencyNanos + (lat - r.smoothedLatencyNanos) / 8;
+    }
+
+    private void failed(PathRecord r) {
+        r.consecutiveErrors++;
+        r.rate.onFailed(now);
+        if (r.consecutiveErrors >= settings.errorThreshold()) {
+            r.pausedUntilNanos = now + r.cooldownNanos;
+            r.cooldownNanos = Math.min(r.cooldownNanos * 2, settings.maxErrorCooldownNanos());
+        }
+    }
+
+    private void planProbe(PathRecord r) {
+        if (probeWrBytes == 0) {
+            return;
+        }
+        if (r.probe == PathRecord.Probe.IDLE) {
+            r.probe = PathRecord.Probe.PENDING;
+        } else if (r.probe == PathRecord.Probe.RUNNING) {
+            r.probeAgain = true;
+        }
+    }
+
+    private void startProbe(PathRecord r) {
+        r.probe = PathRecord.Probe.RUNNING;
+        r.probeAgain = false;
+        r.probeFailed = false;
+        r.probeWrBytes = probeWrBytes;
+        r.probeWrsToIssue = (int) ((settings.probeFlowBytes() + probeWrBytes - 1) / probeWrBytes);
+        r.probeWrsOutstanding = 0;
+        r.probeWrsDone = 0;
+        r.probeBytesDone = 0;
+        r.probeStartNanos = now;
+        runningProbes++;
+    }
+
+    private void finishProbe(PathRecord r) {
+        runningProbes--;
+        if (r.probeFailed) {
+            r.probesFailed++;
+        } else {
+            r.probedCapacity = flowCapacity(r);
+            r.probesCompleted++;
+        }
+        r.nextPeriodicProbeNanos = now + settings.probeIntervalNanos();
+        r.probe = PathRecord.Probe.IDLE;
+        if (r.probeAgain && r.state == PathState.UP) {
+            r.probeAgain = false;
+            r.probe = PathRecord.Probe.PENDING;
+        }
+    }
+
+    /**
+     * Capacity from the completion times: the bytes after the first WRITE over the time between
+     * the first and the last completion (packet-train dispersion: excludes the round trip and any
+     * data queued ahead of the flow); the whole flow over its elapsed time when the completions
+     * were not spread.
+     */
+    private static double flowCapacity(PathRecord r) {
+        long spread = r.probeLastDoneNanos - r.probeFirstDoneNanos;
+        if (r.probeWrsDone >= 2 && spread > 0) {
+            return (r.probeBytesDone - r.probeFirstBytes) * 1e9 / spread;
+        }
+        long elapsed = Math.max(1, r.probeLastDoneNanos - r.probeStartNanos);
+        return r.probeBytesDone * 1e9 / elapsed;
+    }
+}

@@ -1,0 +1,82 @@
+package dev.virtuoso.pathmonitor.internal;
+
+import java.util.Map;
+
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
+
+/**
+ * Validated settings of one monitor: the configured defaults overridden by per-connection
+ * properties ({@code pathmonitor.<name>}). Durations are held in nanoseconds.
+ */
+record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeIntervalNanos,
+        int probeParallelPaths, long rateTimeConstantNanos, long minSampleNanos, long stallTimeoutNanos,
+        int errorThreshold, long errorCooldownNanos, long maxErrorCooldownNanos) {
+
+    /** The paper's minimum probe flow. */
+    static final long MIN_PROBE_FLOW_BYTES = 512 * 1024;
+
+    MonitorSettings {
+        atLeast("probeFlowBytes", probeFlowBytes, MIN_PROBE_FLOW_BYTES);
+        atLeast("probeWriteBytes", probeWriteBytes, 1);
+        atLeast("probeIntervalMillis", probeIntervalNanos, 0);
+        atLeast("probeParallelPaths", probeParallelPaths, 0);
+        atLeast("rateTimeConstantMillis", rateTimeConstantNanos, 1);
+        atLeast("minSampleMicros", minSampleNanos, 1);
+        atLeast("stallTimeoutMillis", stallTimeoutNanos, 1);
+        atLeast("errorThreshold", errorThreshold, 1);
+        atLeast("errorCooldownMillis", errorCooldownNanos, 1);
+        atLeast("maxErrorCooldownMillis", maxErrorCooldownNanos, errorCooldownNanos);
+    }
+
+    /** @return settings from a configuration, without overrides */
+    static MonitorSettings of(PathMonitorConfig c) {
+        return new MonitorSettings(c.probeFlowBytes(), c.probeWriteBytes(), millis(c.probeIntervalMillis()),
+                c.probeParallelPaths(), millis(c.rateTimeConstantMillis()), c.minSampleMicros() * 1_000L,
+                millis(c.stallTimeoutMillis()), c.errorThreshold(), millis(c.errorCooldownMillis()),
+                millis(c.maxErrorCooldownMillis()));
+    }
+
+    /**
+     * @param overrides per-connection properties; keys without the prefix are ignored
+     * @return these settings with every {@code pathmonitor.<name>} override applied
+     * @throws IllegalArgumentException for a malformed or out-of-range value
+     */
+    MonitorSettings with(Map<String, Object> overrides) {
+        return new MonitorSettings(
+                get(overrides, "probeFlowBytes", probeFlowBytes),
+                get(overrides, "probeWriteBytes", probeWriteBytes),
+                millis(get(overrides, "probeIntervalMillis", probeIntervalNanos / 1_000_000L)),
+                (int) get(overrides, "probeParallelPaths", probeParallelPaths),
+                millis(get(overrides, "rateTimeConstantMillis", rateTimeConstantNanos / 1_000_000L)),
+                get(overrides, "minSampleMicros", minSampleNanos / 1_000L) * 1_000L,
+                millis(get(overrides, "stallTimeoutMillis", stallTimeoutNanos / 1_000_000L)),
+                (int) get(overrides, "errorThreshold", errorThreshold),
+                millis(get(overrides, "errorCooldownMillis", errorCooldownNanos / 1_000_000L)),
+                millis(get(overrides, "maxErrorCooldownMillis", maxErrorCooldownNanos / 1_000_000L)));
+    }
+
+    private static long get(Map<String, Object> props, String name, long dflt) {
+        Object v = props.get(PathMonitorFactory.PROPERTY_PREFIX + name);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Number n) {
+            return n.longValue();
+        }
+        try {
+            return Long.parseLong(v.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(PathMonitorFactory.PROPERTY_PREFIX + name + " is not a number: " + v, e);
+        }
+    }
+
+    private static long millis(long ms) {
+        return ms * 1_000_000L;
+    }
+
+    private static void atLeast(String name, long v, long min) {
+        if (v < min) {
+            throw new IllegalArgumentException("path monitor setting " + name + " must be >= " + min + ": " + v);
+        }
+    }
+}

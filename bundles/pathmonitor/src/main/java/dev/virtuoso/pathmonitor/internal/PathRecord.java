@@ -1,0 +1,95 @@
+package dev.virtuoso.pathmonitor.internal;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.pathmonitor.api.PathHealth;
+import dev.virtuoso.pathmonitor.api.PathStatistics;
+
+/**
+ * Everything the monitor knows about one path. Plain fields are owned by the engine thread; the
+ * {@link #published} copy is what other threads read.
+ */
+final class PathRecord {
+    private static final int BYTES_COMPLETED = 0;
+    private static final int CHUNKS_COMPLETED = 1;
+    private static final int CHUNKS_FAILED = 2;
+    private static final int IN_FLIGHT_BYTES = 3;
+    private static final int RATE_BITS = 4;
+    private static final int CAPACITY_BITS = 5;
+    private static final int LATENCY = 6;
+    private static final int PROBES_OK = 7;
+    private static final int PROBES_FAILED = 8;
+    private static final int HEALTH = 9;
+    private static final int FIELDS = 10;
+    private static final PathHealth[] HEALTHS = PathHealth.values();
+
+    /** Where the path's probe flow stands. */
+    enum Probe { IDLE, PENDING, RUNNING }
+
+    final DeliveryRateEstimator rate;
+    PathState state = PathState.UP;
+    long inFlightBytes;
+    int inFlightChunks;
+    long completedBytes;
+    long chunksCompleted;
+    long chunksFailed;
+    int consecutiveErrors;
+    long lastProgressNanos;
+    long pausedUntilNanos;
+    long cooldownNanos;
+    long smoothedLatencyNanos;
+    double probedCapacity;
+
+    Probe probe = Probe.IDLE;
+    boolean probeAgain;
+    boolean probeFailed;
+    int probeWrsToIssue;
+    int probeWrsOutstanding;
+    long probeWrBytes;
+    long probeStartNanos;
+    long probeFirstDoneNanos;
+    long probeFirstBytes;
+    long probeLastDoneNanos;
+    long probeBytesDone;
+    int probeWrsDone;
+    long probesCompleted;
+    long probesFailed;
+    long nextPeriodicProbeNanos;
+
+    private final AtomicLongArray published = new AtomicLongArray(FIELDS);
+
+    PathRecord(MonitorSettings s) {
+        rate = new DeliveryRateEstimator(s.minSampleNanos(), s.rateTimeConstantNanos());
+        cooldownNanos = s.errorCooldownNanos();
+    }
+
+    /** Copies the engine-thread state for other threads. */
+    void publish(PathHealth health) {
+        published.setRelease(BYTES_COMPLETED, completedBytes);
+        published.setRelease(CHUNKS_COMPLETED, chunksCompleted);
+        published.setRelease(CHUNKS_FAILED, chunksFailed);
+        published.setRelease(IN_FLIGHT_BYTES, inFlightBytes);
+        published.setRelease(RATE_BITS, Double.doubleToRawLongBits(rate.rate()));
+        published.setRelease(CAPACITY_BITS, Double.doubleToRawLongBits(probedCapacity));
+        published.setRelease(LATENCY, smoothedLatencyNanos);
+        published.setRelease(PROBES_OK, probesCompleted);
+        published.setRelease(PROBES_FAILED, probesFailed);
+        published.setRelease(HEALTH, health.ordinal());
+    }
+
+    /** Fills {@code out} from the published copy (any thread). */
+    void read(int path, PathStatistics out) {
+        out.path = path;
+        out.bytesCompleted = published.getAcquire(BYTES_COMPLETED);
+        out.chunksCompleted = published.getAcquire(CHUNKS_COMPLETED);
+        out.chunksFailed = published.getAcquire(CHUNKS_FAILED);
+        out.inFlightBytes = published.getAcquire(IN_FLIGHT_BYTES);
+        out.estimatedRate = Double.longBitsToDouble(published.getAcquire(RATE_BITS));
+        out.probedCapacity = Double.longBitsToDouble(published.getAcquire(CAPACITY_BITS));
+        out.smoothedLatencyNanos = published.getAcquire(LATENCY);
+        out.probesCompleted = published.getAcquire(PROBES_OK);
+        out.probesFailed = published.getAcquire(PROBES_FAILED);
+        out.health = HEALTHS[(int) published.getAcquire(HEALTH)];
+    }
+}

@@ -1,0 +1,280 @@
+package dev.virtuoso.pathmonitor.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.pathmonitor.api.PathHealth;
+import dev.virtuoso.pathmonitor.api.PathStatistics;
+import dev.virtuoso.pathmonitor.api.ProbeRequest;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+
+class ConnectionPathMonitorTest {
+    private static final long MS = 1_000_000L;
+    private static final long KIB = 1024;
+
+    static MonitorSettings defaults() {
+        return new MonitorSettings(512 * KIB, 128 * KIB, 0, 0, 200 * MS, 1 * MS, 1000 * MS, 3, 100 * MS, 30_000 * MS);
+    }
+
+    /** Serves WRITEs FIFO at a fixed rate after a fixed one-way delay (one RC QP on a link). */
+    static final class Link {
+        double bytesPerSec;
+        final long delayNanos;
+        long busyUntil;
+
+        Link(double bytesPerSec, long delayNanos) {
+            this.bytesPerSec = bytesPerSec;
+            this.delayNanos = delayNanos;
+        }
+
+        long completionTime(long postedAt, long bytes) {
+            long start = Math.max(postedAt, busyUntil);
+            busyUntil = start + (long) (bytes * 1e9 / bytesPerSec);
+            return busyUntil + delayNanos;
+        }
+    }
+
+    @Test
+    void probeFlowsMeasureEachPathsCapacity() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.tick(0);
+        m.onPathAdded(0);
+        m.onPathAdded(1);
+        Link[] links = {new Link(25e6, 50_000), new Link(3.125e6, 50_000)};
+        ProbeRequest req = new ProbeRequest();
+        List<long[]> completions = new ArrayList<>(); // time, path, bytes, postedAt
+        while (m.nextProbe(req)) {
+            completions.add(new long[] {links[req.path()].completionTime(0, req.bytes()), req.path(), req.bytes(), 0});
+        }
+        assertEquals(8, completions.size(), "512 KiB flow in 128 KiB WRITEs on each of 2 paths");
+        assertEquals(512 * KIB, m.inFlightBytes(0));
+        assertEquals(4, m.inFlightChunks(1));
+        completions.sort((a, b) -> Long.compare(a[0], b[0]));
+        for (long[] c : completions) {
+            m.tick(c[0]);
+            m.onProbeCompleted((int) c[1], c[2], c[0] - c[3], ChunkOutcome.SUCCESS);
+        }
+        assertEquals(25e6, m.probedCapacity(0), 25e6 * 0.01);
+        assertEquals(3.125e6, m.probedCapacity(1), 3.125e6 * 0.01);
+        assertEquals(0, m.inFlightBytes(0));
+        assertFalse(m.nextProbe(req), "one flow per path");
+        PathStatistics st = m.statistics(1, new PathStatistics());
+        assertEquals(1, st.probesCompleted);
+        assertEquals(3.125e6, st.probedCapacity, 3.125e6 * 0.01);
+    }
+
+    @Test
+    void withoutScratchNothingIsProbed() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        m.tick(5 * MS);
+        assertFalse(m.nextProbe(new ProbeRequest()));
+        assertEquals(0, m.probedCapacity(0));
+    }
+
+    @Test
+    void probeWritesAreCappedByTheScratchRegion() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 100 * KIB, 0);
+        m.onPathAdded(0);
+        ProbeRequest req = new ProbeRequest();
+        int n = 0;
+        while (m.nextProbe(req)) {
+            assertEquals(100 * KIB, req.bytes());
+            n++;
+        }
+        assertEquals(6, n, "at least 512 KiB in 100 KiB WRITEs");
+    }
+
+    @Test
+    void parallelProbeLimitSerialisesFlows() {
+        MonitorSettings s = defaults().with(Map.of("pathmonitor.probeParallelPaths", 1));
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", s, 128 * KIB, 0);
+        m.onPathAdded(0);
+        m.onPathAdded(1);
+        ProbeRequest req = new ProbeRequest();
+        int n = 0;
+        while (m.nextProbe(req)) {
+            assertEquals(0, req.path());
+            n++;
+        }
+        assertEquals(4, n);
+        for (int i = 0; i < 4; i++) {
+            m.tick((i + 1) * MS);
+            m.onProbeCompleted(0, 128 * KIB, (i + 1) * MS, ChunkOutcome.SUCCESS);
+        }
+        assertTrue(m.nextProbe(req));
+        assertEquals(1, req.path());
+    }
+
+    /** Drives one path with a window of chunks, completions polled in batches every pollNanos. */
+    private static void drive(ConnectionPathMonitor m, Link link, long from, long to, long chunk, int window,
+            long pollNanos) {
+        long[] doneAt = new long[window];
+        long[] postedAt = new long[window];
+        for (int i = 0; i < window; i++) {
+            postedAt[i] = from;
+            doneAt[i] = link.completionTime(from, chunk);
+            m.onChunkPosted(0, chunk);
+        }
+        for (long t = from + pollNanos; t <= to; t += pollNanos) {
+            m.tick(t);
+            for (int i = 0; i < window; i++) {
+                if (doneAt[i] <= t) {
+                    m.onChunkCompleted(0, chunk, t - postedAt[i], ChunkOutcome.SUCCESS);
+                    postedAt[i] = t;
+                    doneAt[i] = link.completionTime(t, chunk);
+                    m.onChunkPosted(0, chunk);
+                }
+            }
+        }
+    }
+
+    @Test
+    void passiveEstimateFollowsRateWithinASecond() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        Link link = new Link(12.5e6, 100_000); // 100 Mbit/s
+        drive(m, link, 0, 1000 * MS, 64 * KIB, 2, 200_000);
+        assertEquals(12.5e6, m.estimatedRate(0), 12.5e6 * 0.05);
+        link.bytesPerSec = 6.25e6;
+        drive(m, link, 1000 * MS, 2000 * MS, 64 * KIB, 2, 200_000);
+        assertEquals(6.25e6, m.estimatedRate(0), 6.25e6 * 0.10);
+        assertTrue(m.smoothedLatencyNanos(0) > 0);
+        assertEquals(PathHealth.HEALTHY, m.health(0));
+    }
+
+    @Test
+    void batchedCompletionsDoNotInflateTheEstimate() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        // 8 chunks of 64 KiB in flight, polled only every 20 ms: several completions per poll
+        drive(m, new Link(12.5e6, 100_000), 0, 1000 * MS, 64 * KIB, 8, 20 * MS);
+        assertEquals(12.5e6, m.estimatedRate(0), 12.5e6 * 0.10);
+    }
+
+    @Test
+    void errorsPauseThePathWithDoublingCooldown() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        for (int i = 0; i < 3; i++) {
+            m.onChunkPosted(0, 4096);
+            m.onChunkCompleted(0, 4096, 1000, ChunkOutcome.ERROR);
+        }
+        assertEquals(3, m.consecutiveErrors(0));
+        assertEquals(PathHealth.ERRORS, m.health(0));
+        assertFalse(m.usable(0));
+        m.tick(100 * MS);
+        assertTrue(m.usable(0), "first cooldown 100 ms");
+        m.onChunkPosted(0, 4096);
+        m.onChunkCompleted(0, 4096, 1000, ChunkOutcome.ERROR);
+        m.tick(299 * MS);
+        assertFalse(m.usable(0), "second cooldown 200 ms");
+        m.tick(300 * MS);
+        assertTrue(m.usable(0));
+        m.onChunkPosted(0, 4096);
+        m.onChunkCompleted(0, 4096, 1000, ChunkOutcome.SUCCESS);
+        assertEquals(0, m.consecutiveErrors(0));
+        assertEquals(4, m.statistics(0, new PathStatistics()).chunksFailed);
+    }
+
+    @Test
+    void pathWithoutProgressIsStalled() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        m.onChunkPosted(0, 64 * KIB);
+        m.tick(999 * MS);
+        assertTrue(m.usable(0));
+        m.tick(1001 * MS);
+        assertEquals(PathHealth.STALLED, m.health(0));
+        assertEquals(PathHealth.STALLED, m.statistics(0, new PathStatistics()).health);
+        m.onChunkCompleted(0, 64 * KIB, 1001 * MS, ChunkOutcome.SUCCESS);
+        assertTrue(m.usable(0));
+    }
+
+    @Test
+    void slowPathWithLargeBacklogIsNotStalled() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        drive(m, new Link(1e6, 0), 0, 500 * MS, 64 * KIB, 1, MS);
+        m.onChunkPosted(0, 2 * 1024 * KIB); // ~2 s at 1 MB/s
+        long t = m.nowNanos() + 3000 * MS;
+        m.tick(t);
+        assertEquals(PathHealth.HEALTHY, m.health(0), "4x the 2 s drain time is allowed");
+    }
+
+    @Test
+    void recoveringPathLeavesPlacementAndIsReprobedWhenUp() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.onPathAdded(0);
+        ProbeRequest req = new ProbeRequest();
+        int issued = 0;
+        while (m.nextProbe(req)) {
+            issued++;
+        }
+        m.onPathState(0, PathState.RECOVERING);
+        assertFalse(m.usable(0));
+        assertEquals(PathHealth.RECOVERING, m.health(0));
+        m.tick(10 * MS);
+        m.onProbeCompleted(0, 128 * KIB, 10 * MS, ChunkOutcome.RETRY_EXCEEDED);
+        for (int i = 1; i < issued; i++) {
+            m.onProbeCompleted(0, 128 * KIB, 10 * MS, ChunkOutcome.FLUSHED);
+        }
+        assertEquals(0, m.inFlightBytes(0));
+        assertEquals(1, m.statistics(0, new PathStatistics()).probesFailed);
+        assertFalse(m.nextProbe(req), "no probe while recovering");
+        m.onPathState(0, PathState.UP);
+        assertTrue(m.usable(0));
+        assertEquals(0, m.consecutiveErrors(0));
+        assertTrue(m.nextProbe(req), "re-probed on failback");
+        assertEquals(0, m.unexpectedCompletions());
+    }
+
+    @Test
+    void periodicProbesOnlyOnIdlePaths() {
+        MonitorSettings s = defaults().with(Map.of("pathmonitor.probeIntervalMillis", "50"));
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", s, 128 * KIB, 0);
+        m.onPathAdded(0);
+        ProbeRequest req = new ProbeRequest();
+        while (m.nextProbe(req)) {
+            m.onProbeCompleted(0, req.bytes(), 0, ChunkOutcome.SUCCESS);
+        }
+        m.onChunkPosted(0, 4096);
+        m.tick(60 * MS);
+        assertFalse(m.nextProbe(req), "busy path: passive estimation suffices");
+        m.onChunkCompleted(0, 4096, MS, ChunkOutcome.SUCCESS);
+        m.tick(62 * MS);
+        assertTrue(m.nextProbe(req));
+    }
+
+    @Test
+    void accountingErrorsAreCountedNotPropagated() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        m.onChunkCompleted(0, 4096, 1000, ChunkOutcome.SUCCESS);
+        assertEquals(0, m.inFlightBytes(0));
+        assertEquals(0, m.inFlightChunks(0));
+        assertEquals(1, m.unexpectedCompletions());
+        assertThrows(IndexOutOfBoundsException.class, () -> m.onChunkPosted(3, 1));
+        assertThrows(IllegalArgumentException.class, () -> m.onPathAdded(5));
+        assertFalse(m.usable(7));
+    }
+
+    @Test
+    void settingsValidateOverrides() {
+        assertThrows(IllegalArgumentException.class,
+                () -> defaults().with(Map.of("pathmonitor.probeFlowBytes", 4096)), "below the paper's 512 KiB");
+        assertThrows(IllegalArgumentException.class, () -> defaults().with(Map.of("pathmonitor.errorThreshold", "x")));
+        MonitorSettings s = defaults().with(Map.of("pathmonitor.probeFlowBytes", 1 << 20, "other.key", "ignored"));
+        assertEquals(1 << 20, s.probeFlowBytes());
+        assertEquals(200 * MS, s.rateTimeConstantNanos());
+    }
+}

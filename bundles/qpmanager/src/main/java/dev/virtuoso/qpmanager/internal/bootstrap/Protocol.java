@@ -1,0 +1,72 @@
+package dev.virtuoso.qpmanager.internal.bootstrap;
+
+/**
+ * The bootstrap and control protocol spoken over one TCP connection per multipath connection.
+ *
+ * <p>Every frame: {@code u32 magic "VRTU", u8 version, u8 type, u16 flags (0), u32 body length},
+ * then the body; big-endian. The handshake is HELLO (client), CHALLENGE (server), CONNECT (client),
+ * ACCEPT (server), READY (client); either side may answer ERROR and close. The same TCP connection
+ * then stays open as the control channel (PING, DISCONNECT, REASSEMBLY, path management).
+ */
+public final class Protocol {
+    /** "VRTU". */
+    public static final int MAGIC = 0x56525455;
+    /** The only version this implementation speaks. */
+    public static final int VERSION = 1;
+    public static final int HEADER_BYTES = 12;
+
+    /** Largest handshake body accepted. */
+    public static final int MAX_HANDSHAKE_BODY = 8 * 1024;
+    /** Largest control body accepted. */
+    public static final int MAX_CONTROL_BODY = 64 * 1024;
+    /** Most paths one connection may have. */
+    public static final int MAX_PATHS = 64;
+    /** Longest error or disconnect text carried. */
+    public static final int MAX_TEXT_BYTES = 256;
+    public static final int NONCE_BYTES = 32;
+    public static final int MAC_BYTES = 32;
+
+    // handshake
+    public static final int HELLO = 1;
+    public static final int CHALLENGE = 2;
+    public static final int CONNECT = 3;
+    public static final int ACCEPT = 4;
+    public static final int READY = 5;
+    public static final int ERROR = 6;
+
+    // control
+    public static final int PING = 16;
+    public static final int DISCONNECT = 17;
+    public static final int REASSEMBLY = 18;
+    public static final int ADD_PATH = 19;
+    public static final int ADD_PATH_ACK = 20;
+    public static final int ADD_PATH_NAK = 21;
+    public static final int PATH_READY = 22;
+    public static final int REMOVE_PATH = 23;
+    public static final int PATH_DRAINED = 24;
+
+    private Protocol() {
+    }
+
+    /** @return a readable name for a frame type */
+    public static String typeName(int type) {
+        return switch (type) {
+            case HELLO -> "HELLO";
+            case CHALLENGE -> "CHALLENGE";
+            case CONNECT -> "CONNECT";
+            case ACCEPT -> "ACCEPT";
+            case READY -> "READY";
+            case ERROR -> "ERROR";
+            case PING -> "PING";
+            case DISCONNECT -> "DISCONNECT";
+            case REASSEMBLY -> "REASSEMBLY";
+            case ADD_PATH -> "ADD_PATH";
+            case ADD_PATH_ACK -> "ADD_PATH_ACK";
+            case ADD_PATH_NAK -> "ADD_PATH_NAK";
+            case PATH_READY -> "PATH_READY";
+            case REMOVE_PATH -> "REMOVE_PATH";
+            case PATH_DRAINED -> "PATH_DRAINED";
+            default -> "type " + type;
+        };
+    }
+}

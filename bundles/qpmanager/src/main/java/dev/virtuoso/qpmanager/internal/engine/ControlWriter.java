@@ -1,0 +1,65 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.nio.ByteBuffer;
+
+import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
+import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
+import dev.virtuoso.reassembler.ReassemblyOutbox;
+
+/**
+ * Engine-side writer of control frames: a body is written into a preallocated frame buffer, then
+ * the whole frame is copied into the control channel's outbound ring. Engine thread only.
+ */
+final class ControlWriter implements ReassemblyOutbox {
+    private final ByteBuffer frame = ByteBuffer.allocateDirect(Protocol.HEADER_BYTES + Protocol.MAX_CONTROL_BODY);
+    private final ByteBuffer body;
+    private ControlChannel channel;
+    private boolean wrote;
+
+    ControlWriter() {
+        frame.position(Protocol.HEADER_BYTES);
+        body = frame.slice();
+        frame.clear();
+    }
+
+    void attach(ControlChannel c) {
+        channel = c;
+    }
+
+    @Override
+    public ByteBuffer claim() {
+        if (channel == null || channel.state() != ControlChannel.OPEN) {
+            return null;
+        }
+        int room = channel.outbound.free() - Protocol.HEADER_BYTES;
+        if (room < MIN_BODY_BYTES) {
+            return null;
+        }
+        body.clear().limit(Math.min(Protocol.MAX_CONTROL_BODY, room));
+        return body;
+    }
+
+    @Override
+    public void commit(ByteBuffer b) {
+        commit(Protocol.REASSEMBLY, b);
+    }
+
+    /** Sends the claimed body as a frame of {@code type}. */
+    void commit(int type, ByteBuffer b) {
+        int len = b.position();
+        frame.clear();
+        FrameHeader.write(frame, type, len);
+        frame.limit(Protocol.HEADER_BYTES + len).position(0);
+        if (!channel.offer(frame)) {
+            throw new IllegalStateException("claimed room vanished");
+        }
+        wrote = true;
+    }
+
+    /** @return true if frames were written since the last call */
+    boolean takeWrote() {
+        boolean w = wrote;
+        wrote = false;
+        return w;
+    }
+}

@@ -1,0 +1,394 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.api.PathStats;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.api.VirtuosoException.Reason;
+import dev.virtuoso.decomposer.ChunkTransport;
+import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.qpmanager.internal.bootstrap.Authenticator;
+import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
+import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
+import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPath;
+import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathAck;
+import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathNak;
+import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.PathRef;
+import dev.virtuoso.spi.verbs.IbvSendFlags;
+import dev.virtuoso.spi.verbs.IbvSendWr;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.spi.verbs.IbvWrOpcode;
+import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.Vnic;
+
+/**
+ * The paths of one connection: their QPs, the chunk transport over them, and adding and removing
+ * paths on the live connection through the control channel. Engine thread only.
+ *
+ * <p>Adding: the initiator creates a QP and sends ADD_PATH; the responder creates and connects its
+ * QP and answers ADD_PATH_ACK; the initiator connects, starts using the path and sends PATH_READY,
+ * after which the responder uses it too. Removing: a side stops placing chunks on the path and
+ * sends REMOVE_PATH; each side, once its own chunks on the path have completed, sends PATH_DRAINED;
+ * a side destroys its QP when both directions are drained (or at the deadline).
+ */
+final class PathManager implements ChunkTransport {
+    private final VerbsResources res;
+    private final IbvSrq srq;
+    private final PathTable table;
+    private final ControlWriter writer;
+    private final ConnectOptions options;
+    private final CoreSettings settings;
+    private final List<InetAddress> allowedLocals;
+    private final PathSlot[] byId;
+    private final Map<Integer, PendingAdd> pendingAdds = new HashMap<>();
+    private final List<PathSlot> joining = new ArrayList<>();
+    private Decomposition decomposition;
+    private int nextRequestId = 1;
+    private long pathFailures;
+
+    private record PendingAdd(PathSlot slot, CompletableFuture<Integer> result, long deadline) {
+    }
+
+    PathManager(VerbsResources res, IbvSrq srq, PathTable table, ControlWriter writer, ConnectOptions options,
+            CoreSettings settings, List<InetAddress> allowedLocals) {
+        this.res = res;
+        this.srq = srq;
+        this.table = table;
+        this.writer = writer;
+        this.options = options;
+        this.settings = settings;
+        this.allowedLocals = List.copyOf(allowedLocals);
+        this.byId = new PathSlot[table.capacity()];
+    }
+
+    void decomposition(Decomposition d) {
+        decomposition = d;
+    }
+
+    /** Adds a path established by the handshake. */
+    void addEstablished(PathSlot slot) {
+        slot.id = table.add();
+        byId[slot.id] = slot;
+    }
+
+    /** @return the slot of a path id, or {@code null} */
+    PathSlot slot(int id) {
+        return id >= 0 && id < byId.length ? byId[id] : null;
+    }
+
+    long pathFailures() {
+        return pathFailures;
+    }
+
+    // ---------------------------------------------------------------- ChunkTransport
+
+    @Override
+    public boolean post(int path, long wrId, IbvWrOpcode opcode, long localAddr, int length, int lkey,
+            long remoteAddr, int rkey, int immData) {
+        PathSlot s = byId[path];
+        IbvSendWr wr = s.wr;
+        wr.wrId(wrId).opcode(opcode).sendFlags(IbvSendFlags.SIGNALED).remoteAddr(remoteAddr).rkey(rkey)
+                .immData(immData);
+        if (length == 0) {
+            wr.numSge(0);
+        } else {
+            wr.numSge(1).sge(0).set(localAddr, length, lkey);
+        }
+        try {
+            s.qp.postSend(wr);
+            return true;
+        } catch (VerbsException e) {
+            if (e.errno() != VerbsException.ENOMEM && table.state(path) == PathState.UP) {
+                table.state(path, PathState.RECOVERING);
+                pathFailed(path, IbvWcStatus.GENERAL_ERR);
+            }
+            return false;
+        }
+    }
+
+    @Override
+    public int sendQueueDepth(int path) {
+        return byId[path].sendQueueDepth;
+    }
+
+    @Override
+    public void pathFailed(int path, IbvWcStatus status) {
+        // the path stays out of the placement; re-creating its QP is the failback's job
+        pathFailures++;
+    }
+
+    // ---------------------------------------------------------------- adding
+
+    /** Starts adding a path; {@code result} completes with its id when the peer has answered. */
+    void requestAdd(InetAddress local, InetAddress remote, CompletableFuture<Integer> result, long now) {
+        try {
+            Vnic v = checkLocal(local);
+            if (table.pathCount() + pendingAdds.size() + joining.size() >= table.capacity()) {
+                throw new VirtuosoException(Reason.NO_PATH, "connection already has " + table.capacity() + " paths");
+            }
+            PathSlot slot = newSlot(v, remote);
+            int id = nextRequestId++;
+            AddPath msg = new AddPath(id, local, remote, res.context.udpPort(), slot.qp.qpNum(), slot.localPsn,
+                    options.mtu());
+            if (!send(Protocol.ADD_PATH, msg::encode)) {
+                slot.destroy();
+                throw new VirtuosoException(Reason.IO, "control channel is not writable");
+            }
+            pendingAdds.put(id, new PendingAdd(slot, result, now + options.handshakeTimeout().toNanos()));
+        } catch (VirtuosoException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    private Vnic checkLocal(InetAddress local) throws VirtuosoException {
+        Vnic v = res.vnic(local);
+        if (v == null || !allowedLocals.contains(local)) {
+            throw new VirtuosoException(Reason.NO_PATH, local + " is not a vNIC this connection may use");
+        }
+        return v;
+    }
+
+    private PathSlot newSlot(Vnic v, InetAddress remote) throws VirtuosoException {
+        try {
+            return new PathSlot(v.address(), remote, v.gidIndex(),
+                    QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth()), Authenticator.initialPsn(),
+                    settings.sendQueueDepth());
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.VERBS, "cannot create a QP: " + e.getMessage(), e);
+        }
+    }
+
+    void onAddPath(ByteBuffer body) throws ProtocolException {
+        AddPath m = AddPath.decode(body);
+        PathSlot slot = null;
+        try {
+            if (table.pathCount() + pendingAdds.size() + joining.size() >= table.capacity()) {
+                throw new VirtuosoException(Reason.NO_PATH, "connection already has " + table.capacity() + " paths");
+            }
+            slot = newSlot(checkLocal(m.responder()), m.initiator());
+            slot.remoteQpn = m.qpn();
+            slot.remotePsn = m.psn();
+            slot.remoteUdpPort = m.udpPort();
+            slot.mtu = Math.min(options.mtu(), m.mtu());
+            QpBuilder.connect(slot, options);
+            AddPathAck ack = new AddPathAck(m.requestId(), res.context.udpPort(), slot.qp.qpNum(), slot.localPsn,
+                    options.mtu());
+            if (!send(Protocol.ADD_PATH_ACK, ack::encode)) {
+                slot.destroy();
+                return;
+            }
+            joining.add(slot);
+        } catch (VirtuosoException | VerbsException e) {
+            if (slot != null) {
+                slot.destroy();
+            }
+            AddPathNak nak = new AddPathNak(m.requestId(), e.getMessage());
+            send(Protocol.ADD_PATH_NAK, nak::encode);
+        }
+    }
+
+    void onAddPathAck(ByteBuffer body) throws ProtocolException {
+        AddPathAck m = AddPathAck.decode(body);
+        PendingAdd p = pendingAdds.remove(m.requestId());
+        if (p == null) {
+            throw new ProtocolException("ADD_PATH_ACK for unknown request " + m.requestId());
+        }
+        PathSlot slot = p.slot();
+        slot.remoteQpn = m.qpn();
+        slot.remotePsn = m.psn();
+        slot.remoteUdpPort = m.udpPort();
+        slot.mtu = Math.min(options.mtu(), m.mtu());
+        try {
+            QpBuilder.connect(slot, options);
+        } catch (VerbsException e) {
+            slot.destroy();
+            p.result().completeExceptionally(new VirtuosoException(Reason.VERBS, "cannot connect the new QP: "
+                    + e.getMessage(), e));
+            return;
+        }
+        addEstablished(slot);
+        send(Protocol.PATH_READY, new PathRef(slot.qp.qpNum())::encode);
+        decomposition.pathsChanged();
+        p.result().complete(slot.id);
+    }
+
+    void onAddPathNak(ByteBuffer body) throws ProtocolException {
+        AddPathNak m = AddPathNak.decode(body);
+        PendingAdd p = pendingAdds.remove(m.requestId());
+        if (p == null) {
+            throw new ProtocolException("ADD_PATH_NAK for unknown request " + m.requestId());
+        }
+        p.slot().destroy();
+        p.result().completeExceptionally(new VirtuosoException(Reason.NO_PATH, "peer refused the path: " + m.reason()));
+    }
+
+    void onPathReady(ByteBuffer body) throws ProtocolException {
+        int qpn = PathRef.decode(body).qpn();
+        for (int i = 0; i < joining.size(); i++) {
+            PathSlot s = joining.get(i);
+            if (s.remoteQpn == qpn) {
+                joining.remove(i);
+                addEstablished(s);
+                decomposition.pathsChanged();
+                return;
+            }
+        }
+        throw new ProtocolException("PATH_READY for unknown QP " + Integer.toHexString(qpn));
+    }
+
+    // ---------------------------------------------------------------- removing
+
+    /** Takes a path out of the placement and starts its removal. */
+    void requestRemove(int id, CompletableFuture<Void> result, long now) {
+        PathSlot s = slot(id);
+        if (s == null || s.removing) {
+            result.completeExceptionally(new IllegalArgumentException("no such path: " + id));
+            return;
+        }
+        if (table.state(id) == PathState.UP && countUp() <= 1) {
+            result.completeExceptionally(new VirtuosoException(Reason.NO_PATH, "path " + id
+                    + " is the last usable path"));
+            return;
+        }
+        startRemoval(s, now);
+        send(Protocol.REMOVE_PATH, new PathRef(s.qp.qpNum())::encode);
+        result.complete(null);
+    }
+
+    private int countUp() {
+        int n = 0;
+        for (int p = 0; p < table.pathCount(); p++) {
+            if (table.state(p) == PathState.UP) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void startRemoval(PathSlot s, long now) {
+        s.removing = true;
+        s.removeDeadline = now + options.handshakeTimeout().toNanos();
+        table.state(s.id, PathState.DOWN);
+        decomposition.pathsChanged();
+    }
+
+    void onRemovePath(ByteBuffer body, long now) throws ProtocolException {
+        PathSlot s = byRemoteQpn(PathRef.decode(body).qpn());
+        if (s != null && !s.removing) {
+            startRemoval(s, now);
+        }
+    }
+
+    void onPathDrained(ByteBuffer body) throws ProtocolException {
+        PathSlot s = byRemoteQpn(PathRef.decode(body).qpn());
+        if (s != null) {
+            s.peerDrained = true;
+        }
+    }
+
+    private PathSlot byRemoteQpn(int qpn) {
+        for (int p = 0; p < table.pathCount(); p++) {
+            if (byId[p] != null && byId[p].remoteQpn == qpn && !byId[p].destroyed) {
+                return byId[p];
+            }
+        }
+        return null;
+    }
+
+    /** Timeouts of additions, progress of removals. @return actions taken */
+    int duty(long now) {
+        int work = 0;
+        if (!pendingAdds.isEmpty()) {
+            var it = pendingAdds.values().iterator();
+            while (it.hasNext()) {
+                PendingAdd p = it.next();
+                if (now - p.deadline() > 0) {
+                    it.remove();
+                    p.slot().destroy();
+                    p.result().completeExceptionally(new VirtuosoException(Reason.TIMEOUT,
+                            "peer did not answer ADD_PATH in " + options.handshakeTimeout().toMillis() + " ms"));
+                    work++;
+                }
+            }
+        }
+        for (int p = 0; p < table.pathCount(); p++) {
+            PathSlot s = byId[p];
+            if (s == null || !s.removing || s.destroyed) {
+                continue;
+            }
+            if (!s.drainedSent && table.inFlightChunks(p) == 0) {
+                s.drainedSent = send(Protocol.PATH_DRAINED, new PathRef(s.qp.qpNum())::encode);
+                work++;
+            }
+            if ((s.drainedSent && s.peerDrained) || now - s.removeDeadline > 0) {
+                QpBuilder.toError(s.qp);
+                decomposition.abandonPath(p);
+                s.destroy();
+                work++;
+            }
+        }
+        return work;
+    }
+
+    // ---------------------------------------------------------------- statistics and teardown
+
+    List<PathStats> stats() {
+        List<PathStats> out = new ArrayList<>(table.pathCount());
+        for (int p = 0; p < table.pathCount(); p++) {
+            PathSlot s = byId[p];
+            long retx = -1;
+            if (s != null && !s.destroyed) {
+                try {
+                    retx = s.qp.counters().get(VerbsCounter.RETRANSMITTED_PACKETS);
+                } catch (RuntimeException e) {
+                    retx = -1;
+                }
+            }
+            out.add(new PathStats(p, s == null ? null : s.local, s == null ? null : s.remote, table.state(p),
+                    table.completedBytes(p), table.chunksCompleted(p), table.chunksFailed(p), table.inFlightBytes(p),
+                    table.estimatedRate(p), table.probedCapacity(p), table.smoothedLatencyNanos(p), retx));
+        }
+        return out;
+    }
+
+    /** Destroys every QP (pending additions included) and fails pending additions. */
+    void closeAll(String reason) {
+        for (PendingAdd p : pendingAdds.values()) {
+            p.slot().destroy();
+            p.result().completeExceptionally(new VirtuosoException(Reason.CLOSED, reason));
+        }
+        pendingAdds.clear();
+        for (PathSlot s : joining) {
+            s.destroy();
+        }
+        joining.clear();
+        for (int p = 0; p < table.pathCount(); p++) {
+            table.state(p, PathState.DOWN);
+            if (byId[p] != null) {
+                byId[p].destroy();
+            }
+        }
+    }
+
+    private boolean send(int type, Consumer<ByteBuffer> encoder) {
+        ByteBuffer b = writer.claim();
+        if (b == null) {
+            return false;
+        }
+        encoder.accept(b);
+        writer.commit(type, b);
+        return true;
+    }
+}

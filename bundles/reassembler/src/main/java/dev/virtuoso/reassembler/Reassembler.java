@@ -1,0 +1,24 @@
+package dev.virtuoso.reassembler;
+
+import dev.virtuoso.spi.verbs.IbvPd;
+import dev.virtuoso.spi.verbs.VerbsException;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/** Factory of per-connection reassemblies, published as an OSGi service. Thread-safe. */
+@ProviderType
+public interface Reassembler {
+
+    /**
+     * Creates the reassembly state of one connection: registers the slot memory and creates the
+     * shared receive queue in {@code pd}; the caller attaches every path QP to
+     * {@link Reassembly#srq()}.
+     *
+     * @param config local sizes
+     * @param pd the connection's protection domain
+     * @param outbox where control messages for the peer's reassembly go
+     * @return a new reassembly, owned by the caller
+     * @throws VerbsException if the slot memory or the SRQ cannot be created
+     */
+    Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox) throws VerbsException;
+}

@@ -1,0 +1,143 @@
+package dev.virtuoso.reassembler;
+
+import java.nio.ByteBuffer;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWc;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * One connection's MP_SEND / MP_RECV state, both directions. Engine thread only; no method blocks
+ * and none allocates in steady state. Slot receive WRs carry {@link #WR_ID_TAG}.
+ */
+@ProviderType
+public interface Reassembly extends AutoCloseable {
+
+    /** Bits 60..63 of every slot receive wr_id: {@code 0x2}. */
+    long WR_ID_TAG = 2L << 60;
+
+    /** Result of {@link #reserveSend}: the receiver has not posted (advertised) the buffer yet, or no slot credit. */
+    int NOT_READY = 0;
+    /** Result of {@link #reserveSend}: send one SEND_WITH_IMM with {@link SendTarget#immData()}. */
+    int SMALL = 1;
+    /** Result of {@link #reserveSend}: write chunks to {@link SendTarget#remoteAddr()}. */
+    int LARGE = 2;
+    /** Result of {@link #reserveSend}: longer than the receive buffer; the peer was told. */
+    int TOO_LONG = -1;
+    /** Result of {@link #reserveSend}: large, but the receive buffer is not remotely writable; the peer was told. */
+    int NOT_WRITABLE = -2;
+
+    /**
+     * @param wrId a completion's wr_id
+     * @return true if it is one of a reassembly's slot receives
+     */
+    static boolean ownsWrId(long wrId) {
+        return (wrId & (0xFL << 60)) == WR_ID_TAG;
+    }
+
+    /** @return the shared receive queue every path QP must use */
+    IbvSrq srq();
+
+    /** @return this side's configuration (sent to the peer in the handshake) */
+    ReassemblyConfig config();
+
+    /**
+     * Sets the peer's sizes (from the handshake) and posts the slots. Call once, before any other
+     * method but {@link #srq()}.
+     *
+     * @param peerMaxReceives the peer's {@link ReassemblyConfig#maxReceives()}
+     * @param peerSlots the peer's slot count
+     * @param peerSlotBytes the peer's slot size
+     * @throws dev.virtuoso.spi.verbs.VerbsException if the slots cannot be posted
+     */
+    void start(int peerMaxReceives, int peerSlots, int peerSlotBytes) throws dev.virtuoso.spi.verbs.VerbsException;
+
+    /**
+     * Accepts an MP_RECV (advertised to the peer in a later {@link #duty()}).
+     *
+     * @param wrId application identifier
+     * @param region an engine-owned view of the registered region (absolute indexing is used)
+     * @param offset offset of the buffer in the region
+     * @param capacity buffer length
+     * @param remoteAddr virtual address of the buffer's first byte
+     * @param rkey the region's rkey
+     * @param remoteWritable whether the region grants remote write (needed for large messages)
+     * @return false if {@link ReassemblyConfig#maxReceives()} receives are already posted
+     */
+    boolean postReceive(long wrId, ByteBuffer region, int offset, int capacity, long remoteAddr, int rkey,
+            boolean remoteWritable);
+
+    /**
+     * Handles a completion whose wr_id {@link #ownsWrId belongs} to the slots.
+     *
+     * @param wc the completion
+     * @throws ReassemblyException if the peer broke the protocol
+     */
+    void onCompletion(IbvWc wc) throws ReassemblyException;
+
+    /**
+     * Handles a control message of the peer's reassembly.
+     *
+     * @param body the message body (position..limit)
+     * @throws ReassemblyException if it is malformed or breaks the protocol
+     */
+    void onControl(ByteBuffer body) throws ReassemblyException;
+
+    /**
+     * Matches the next MP_SEND with the peer's next receive buffer.
+     *
+     * @param length message length
+     * @param out filled for {@link #SMALL} and {@link #LARGE}
+     * @return one of {@link #NOT_READY}, {@link #SMALL}, {@link #LARGE}, {@link #TOO_LONG},
+     *     {@link #NOT_WRITABLE}
+     */
+    int reserveSend(long length, SendTarget out);
+
+    /**
+     * An MP_SEND reserved earlier ended: a large one is reported placed, a failed one failed.
+     *
+     * @param sequence {@link SendTarget#sequence()}
+     * @param large whether it was {@link #LARGE}
+     * @param status its status
+     * @param length its length
+     * @param paths paths that carried it
+     */
+    void sendFinished(long sequence, boolean large, MpStatus status, long length, int paths);
+
+    /**
+     * Sends pending control messages (advertisements, credits, placement reports).
+     *
+     * @return control messages sent
+     */
+    int duty();
+
+    /**
+     * Delivers the receive completions that are due, in MP_SEND order.
+     *
+     * @param sink receives them
+     * @return completions delivered
+     */
+    int deliver(ReceiveCompletionSink sink);
+
+    /**
+     * Completes every MP_RECV still posted with {@code status}, in posting order (after those
+     * already placed).
+     *
+     * @param sink receives them
+     * @param status e.g. FLUSHED
+     * @return completions delivered
+     */
+    int flush(ReceiveCompletionSink sink, MpStatus status);
+
+    /** @return MP_RECVs posted and not yet delivered */
+    int receivesInProgress();
+
+    /** @return counters (live view) */
+    ReassemblyCounters counters();
+
+    /** Stops reposting slots and releases the slot memory and the SRQ. Idempotent. */
+    @Override
+    void close();
+}

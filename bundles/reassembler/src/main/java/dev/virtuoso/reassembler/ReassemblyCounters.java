@@ -1,0 +1,83 @@
+package dev.virtuoso.reassembler;
+
+/** Counters of one reassembly. Written by the engine thread; other threads see recent values. */
+public final class ReassemblyCounters {
+    volatile long smallReceived;
+    volatile long largeReceived;
+    volatile long receivesFailed;
+    volatile long bytesCopied;
+    volatile long duplicates;
+    volatile long slotErrors;
+    volatile long controlSent;
+    volatile long creditsReturned;
+    volatile long sendsWaitingForCredit;
+
+    public long smallReceived() {
+        return smallReceived;
+    }
+
+    public long largeReceived() {
+        return largeReceived;
+    }
+
+    public long receivesFailed() {
+        return receivesFailed;
+    }
+
+    /** @return bytes copied from slots into MP_RECV buffers */
+    public long bytesCopied() {
+        return bytesCopied;
+    }
+
+    /** @return small messages or reports for a sequence already placed (re-sent after a path failure), dropped */
+    public long duplicates() {
+        return duplicates;
+    }
+
+    /** @return slot receive completions with an error status */
+    public long slotErrors() {
+        return slotErrors;
+    }
+
+    public long controlSent() {
+        return controlSent;
+    }
+
+    public long creditsReturned() {
+        return creditsReturned;
+    }
+
+    /** @return times an MP_SEND had to wait for a slot credit */
+    public long sendsWaitingForCredit() {
+        return sendsWaitingForCredit;
+    }
+
+    /** Engine-thread increments (single writer). */
+    public void add(Counter c, long n) {
+        switch (c) {
+            case SMALL -> smallReceived += n;
+            case LARGE -> largeReceived += n;
+            case FAILED -> receivesFailed += n;
+            case COPIED -> bytesCopied += n;
+            case DUPLICATE -> duplicates += n;
+            case SLOT_ERROR -> slotErrors += n;
+            case CONTROL -> controlSent += n;
+            case CREDIT -> creditsReturned += n;
+            case CREDIT_WAIT -> sendsWaitingForCredit += n;
+            default -> throw new IllegalArgumentException(String.valueOf(c));
+        }
+    }
+
+    /** Names for {@link #add}. */
+    public enum Counter {
+        SMALL, LARGE, FAILED, COPIED, DUPLICATE, SLOT_ERROR, CONTROL, CREDIT, CREDIT_WAIT
+    }
+
+    @Override
+    public String toString() {
+        return "ReassemblyCounters[small=" + smallReceived + ", large=" + largeReceived + ", failed="
+                + receivesFailed + ", copied=" + bytesCopied + ", duplicates=" + duplicates + ", slotErrors="
+                + slotErrors + ", control=" + controlSent + ", credits=" + creditsReturned + ", creditWaits="
+                + sendsWaitingForCredit + "]";
+    }
+}

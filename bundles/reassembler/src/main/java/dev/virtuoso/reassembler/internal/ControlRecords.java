@@ -1,0 +1,33 @@
+package dev.virtuoso.reassembler.internal;
+
+/**
+ * Records of the reassembly control protocol. A control message body is a sequence of records,
+ * each starting with its type byte; every field is big-endian; sequence numbers travel as their low
+ * 32 bits.
+ * <pre>
+ * RECV_POSTED  u8 1, u16 n, n x (u32 seq, u64 addr, u32 rkey, u32 capacity, u8 flags[bit0 = writable])
+ * CREDIT       u8 2, u32 slots returned
+ * SEND_DONE    u8 3, u32 seq, u32 length, u8 paths
+ * SEND_FAILED  u8 4, u32 seq, u32 length, u8 (bit7 = a slot credit was charged, bits0..3 = reason)
+ * </pre>
+ */
+final class ControlRecords {
+    static final byte RECV_POSTED = 1;
+    static final byte CREDIT = 2;
+    static final byte SEND_DONE = 3;
+    static final byte SEND_FAILED = 4;
+
+    static final int RECV_POSTED_HEADER = 3;
+    static final int RECV_POSTED_ENTRY = 21;
+    static final int CREDIT_BYTES = 5;
+    static final int NOTICE_BYTES = 10;
+
+    static final int FLAG_WRITABLE = 1;
+    static final int FLAG_SMALL = 0x80;
+    static final int REASON_TOO_LONG = 1;
+    static final int REASON_NOT_WRITABLE = 2;
+    static final int REASON_FAILED = 3;
+
+    private ControlRecords() {
+    }
+}

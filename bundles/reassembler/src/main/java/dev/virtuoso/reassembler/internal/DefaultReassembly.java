@@ -1,0 +1,460 @@
+package dev.virtuoso.reassembler.internal;
+
+import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT;
+import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT_BYTES;
+import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_SMALL;
+import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_WRITABLE;
+import static dev.virtuoso.reassembler.internal.ControlRecords.NOTICE_BYTES;
+import static dev.virtuoso.reassembler.internal.ControlRecords.REASON_FAILED;
+import static dev.virtuoso.reassembler.internal.ControlRecords.REASON_NOT_WRITABLE;
+import static dev.virtuoso.reassembler.internal.ControlRecords.REASON_TOO_LONG;
+import static dev.virtuoso.reassembler.internal.ControlRecords.RECV_POSTED;
+import static dev.virtuoso.reassembler.internal.ControlRecords.RECV_POSTED_ENTRY;
+import static dev.virtuoso.reassembler.internal.ControlRecords.RECV_POSTED_HEADER;
+import static dev.virtuoso.reassembler.internal.ControlRecords.SEND_DONE;
+import static dev.virtuoso.reassembler.internal.ControlRecords.SEND_FAILED;
+
+import java.nio.ByteBuffer;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.reassembler.ReassemblyCounters;
+import dev.virtuoso.reassembler.ReassemblyCounters.Counter;
+import dev.virtuoso.reassembler.ReassemblyException;
+import dev.virtuoso.reassembler.ReassemblyOutbox;
+import dev.virtuoso.reassembler.ReceiveCompletionSink;
+import dev.virtuoso.reassembler.SendTarget;
+import dev.virtuoso.spi.verbs.IbvMr;
+import dev.virtuoso.spi.verbs.IbvRecvWr;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.spi.verbs.VerbsException;
+
+/** Both directions of MP_SEND / MP_RECV for one connection (see the package documentation). */
+final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
+    private final ReassemblyConfig config;
+    private final ReassemblyOutbox outbox;
+    private final IbvSrq srq;
+    private final IbvMr slabMr;
+    private final ByteBuffer slab;
+    private final IbvRecvWr recvWr = new IbvRecvWr(1);
+    private final ReassemblyCounters counters = new ReassemblyCounters();
+    private final int creditThreshold;
+
+    // receive side
+    private final ReceiveTable receives;
+    private long completeSeq;
+    private long postSeq;
+    private long advertisedSeq;
+    private int creditsToReturn;
+
+    // send side
+    private RemoteReceives remote;
+    private NoticeQueue notices;
+    private long peerSlotBytes;
+    private int peerSlots;
+    private int credits;
+
+    private boolean started;
+    private boolean closed;
+
+    DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, ReassemblyOutbox outbox) {
+        this.config = config;
+        this.srq = srq;
+        this.slabMr = slabMr;
+        this.slab = slab;
+        this.outbox = outbox;
+        this.receives = new ReceiveTable(config.maxReceives());
+        this.creditThreshold = Math.max(1, config.slots() / 4);
+    }
+
+    @Override
+    public IbvSrq srq() {
+        return srq;
+    }
+
+    @Override
+    public ReassemblyConfig config() {
+        return config;
+    }
+
+    @Override
+    public void start(int peerMaxReceives, int peerSlotCount, int peerSlotSize) throws VerbsException {
+        if (started) {
+            throw new IllegalStateException("already started");
+        }
+        if (peerMaxReceives < 1 || peerSlotCount < 1 || peerSlotSize < 1) {
+            throw new IllegalArgumentException("invalid peer sizes: " + peerMaxReceives + "/" + peerSlotCount + "/"
+                    + peerSlotSize);
+        }
+        remote = new RemoteReceives(peerMaxReceives);
+        notices = new NoticeQueue(2 * peerMaxReceives);
+        peerSlots = peerSlotCount;
+        credits = peerSlotCount;
+        peerSlotBytes = peerSlotSize;
+        for (int slot = 0; slot < config.slots(); slot++) {
+            postSlot(slot);
+        }
+        started = true;
+    }
+
+    private void postSlot(int slot) throws VerbsException {
+        recvWr.wrId(WR_ID_TAG | slot).numSge(1);
+        recvWr.sge(0).set(slabMr.address() + (long) slot * config.slotBytes(), config.slotBytes(), slabMr.lkey());
+        srq.postSrqRecv(recvWr);
+    }
+
+    // ---------------------------------------------------------------- receive side
+
+    @Override
+    public boolean postReceive(long wrId, ByteBuffer region, int offset, int capacity, long remoteAddr, int rkey,
+            boolean remoteWritable) {
+        if (closed || postSeq - completeSeq >= receives.size()) {
+            return false;
+        }
+        int i = receives.index(postSeq);
+        receives.wrId[i] = wrId;
+        receives.region[i] = region;
+        receives.offset[i] = offset;
+        receives.capacity[i] = capacity;
+        receives.addr[i] = remoteAddr;
+        receives.rkey[i] = rkey;
+        receives.writable[i] = remoteWritable;
+        receives.state[i] = ReceiveTable.POSTED;
+        postSeq++;
+        return true;
+    }
+
+    @Override
+    public void onCompletion(IbvWc wc) throws ReassemblyException {
+        long slotId = wc.wrId() & 0xFFFF_FFFFL;
+        if (slotId >= config.slots()) {
+            throw new ReassemblyException("completion for unknown slot " + slotId);
+        }
+        int slot = (int) slotId;
+        if (wc.status() != IbvWcStatus.SUCCESS) {
+            counters.add(Counter.SLOT_ERROR, 1);
+            repost(slot);
+            return;
+        }
+        try {
+            if (!wc.hasImm()) {
+                throw new ReassemblyException("small message without sequence number");
+            }
+            placeSmall(slot, wc.immData(), wc.byteLen());
+        } finally {
+            repost(slot);
+        }
+    }
+
+    private void placeSmall(int slot, int imm, int len) throws ReassemblyException {
+        int rel = imm - (int) completeSeq;
+        if (rel < 0) {
+            counters.add(Counter.DUPLICATE, 1);
+            return;
+        }
+        if (rel >= advertisedSeq - completeSeq) {
+            throw new ReassemblyException("small message for receive " + Integer.toUnsignedString(imm)
+                    + " which was never advertised");
+        }
+        int i = receives.index(completeSeq + rel);
+        if (receives.state[i] != ReceiveTable.POSTED) {
+            counters.add(Counter.DUPLICATE, 1);
+            return;
+        }
+        creditsToReturn++;
+        if (len > receives.capacity[i]) {
+            counters.add(Counter.FAILED, 1);
+            receives.done(i, MpStatus.LOCAL_LENGTH_ERROR, len, 1, "message of " + len
+                    + " bytes is longer than the receive buffer (" + receives.capacity[i] + ")");
+            return;
+        }
+        if (len > 0) {
+            receives.region[i].put(receives.offset[i], slab, slot * config.slotBytes(), len);
+            counters.add(Counter.COPIED, len);
+        }
+        counters.add(Counter.SMALL, 1);
+        receives.done(i, MpStatus.SUCCESS, len, 1, null);
+    }
+
+    private void repost(int slot) {
+        if (closed) {
+            return;
+        }
+        try {
+            postSlot(slot);
+        } catch (VerbsException e) {
+            counters.add(Counter.SLOT_ERROR, 1);
+        }
+    }
+
+    @Override
+    public int deliver(ReceiveCompletionSink sink) {
+        int n = 0;
+        while (completeSeq < postSeq) {
+            int i = receives.index(completeSeq);
+            if (receives.state[i] != ReceiveTable.DONE) {
+                break;
+            }
+            long wrId = receives.wrId[i];
+            MpStatus status = receives.status[i];
+            long len = receives.length[i];
+            int pathCount = receives.paths[i];
+            String detail = receives.detail[i];
+            receives.clear(i);
+            completeSeq++;
+            n++;
+            sink.onReceiveComplete(wrId, status, len, pathCount, detail);
+        }
+        return n;
+    }
+
+    @Override
+    public int flush(ReceiveCompletionSink sink, MpStatus status) {
+        int n = deliver(sink);
+        while (completeSeq < postSeq) {
+            int i = receives.index(completeSeq);
+            long wrId = receives.wrId[i];
+            boolean placed = receives.state[i] == ReceiveTable.DONE;
+            MpStatus s = placed ? receives.status[i] : status;
+            long len = placed ? receives.length[i] : 0;
+            int pathCount = placed ? receives.paths[i] : 0;
+            String detail = placed ? receives.detail[i] : "connection closed";
+            receives.clear(i);
+            completeSeq++;
+            n++;
+            sink.onReceiveComplete(wrId, s, len, pathCount, detail);
+        }
+        advertisedSeq = postSeq;
+        return n;
+    }
+
+    @Override
+    public int receivesInProgress() {
+        return (int) (postSeq - completeSeq);
+    }
+
+    // ---------------------------------------------------------------- send side
+
+    @Override
+    public int reserveSend(long length, SendTarget out) {
+        if (remote == null || !remote.available()) {
+            return NOT_READY;
+        }
+        long seq = remote.nextSend;
+        int i = remote.index(seq);
+        boolean small = length < config.splitThreshold() && length <= peerSlotBytes;
+        if (length > remote.capacity[i]) {
+            remote.nextSend++;
+            // no slot credit was charged, so the failure report carries no FLAG_SMALL
+            notice(SEND_FAILED, seq, length, REASON_TOO_LONG);
+            return TOO_LONG;
+        }
+        if (small) {
+            if (credits == 0) {
+                counters.add(Counter.CREDIT_WAIT, 1);
+                return NOT_READY;
+            }
+            credits--;
+            remote.nextSend++;
+            out.set(seq, (int) seq, 0, 0);
+            return SMALL;
+        }
+        remote.nextSend++;
+        if (!remote.writable[i]) {
+            notice(SEND_FAILED, seq, length, REASON_NOT_WRITABLE);
+            return NOT_WRITABLE;
+        }
+        out.set(seq, (int) seq, remote.addr[i], remote.rkey[i]);
+        return LARGE;
+    }
+
+    @Override
+    public void sendFinished(long sequence, boolean large, MpStatus status, long length, int paths) {
+        if (status == MpStatus.SUCCESS) {
+            if (large) {
+                notice(SEND_DONE, sequence, length, paths);
+            }
+        } else {
+            notice(SEND_FAILED, sequence, length, (large ? 0 : FLAG_SMALL) | REASON_FAILED);
+        }
+    }
+
+    private void notice(byte type, long seq, long length, int extra) {
+        if (!notices.add(type, seq, length, extra)) {
+            // bounded by the peer's receives; more means our own bookkeeping is broken
+            throw new IllegalStateException("notice queue overflow");
+        }
+    }
+
+    // ---------------------------------------------------------------- control channel
+
+    @Override
+    public int duty() {
+        if (!started || closed) {
+            return 0;
+        }
+        int sent = 0;
+        while (advertisedSeq < postSeq || !notices.isEmpty() || creditsToReturn >= creditThreshold) {
+            ByteBuffer body = outbox.claim();
+            if (body == null) {
+                break;
+            }
+            while (!notices.isEmpty() && body.remaining() >= NOTICE_BYTES) {
+                body.put(notices.headType()).putInt((int) notices.headSeq()).putInt((int) notices.headLength())
+                        .put((byte) notices.headExtra());
+                notices.removeHead();
+            }
+            if (creditsToReturn > 0 && body.remaining() >= CREDIT_BYTES) {
+                body.put(CREDIT).putInt(creditsToReturn);
+                counters.add(Counter.CREDIT, creditsToReturn);
+                creditsToReturn = 0;
+            }
+            int room = (body.remaining() - RECV_POSTED_HEADER) / RECV_POSTED_ENTRY;
+            int n = (int) Math.min(Math.min(postSeq - advertisedSeq, room), 0xFFFF);
+            if (n > 0) {
+                body.put(RECV_POSTED).putShort((short) n);
+                for (int k = 0; k < n; k++) {
+                    int i = receives.index(advertisedSeq);
+                    body.putInt((int) advertisedSeq).putLong(receives.addr[i]).putInt(receives.rkey[i])
+                            .putInt(receives.capacity[i]).put((byte) (receives.writable[i] ? FLAG_WRITABLE : 0));
+                    advertisedSeq++;
+                }
+            }
+            outbox.commit(body);
+            counters.add(Counter.CONTROL, 1);
+            sent++;
+        }
+        return sent;
+    }
+
+    @Override
+    public void onControl(ByteBuffer body) throws ReassemblyException {
+        if (!started) {
+            throw new ReassemblyException("control message before start");
+        }
+        while (body.hasRemaining()) {
+            byte type = body.get();
+            switch (type) {
+                case RECV_POSTED -> onRecvPosted(body);
+                case CREDIT -> {
+                    need(body, 4);
+                    long n = Integer.toUnsignedLong(body.getInt());
+                    if (credits + n > peerSlots) {
+                        throw new ReassemblyException("peer returned " + n + " credits, more than it has slots");
+                    }
+                    credits += (int) n;
+                }
+                case SEND_DONE -> {
+                    need(body, 9);
+                    onSendDone(body.getInt(), Integer.toUnsignedLong(body.getInt()), body.get() & 0xFF);
+                }
+                case SEND_FAILED -> {
+                    need(body, 9);
+                    onSendFailed(body.getInt(), Integer.toUnsignedLong(body.getInt()), body.get() & 0xFF);
+                }
+                default -> throw new ReassemblyException("unknown control record type " + type);
+            }
+        }
+    }
+
+    private void onRecvPosted(ByteBuffer body) throws ReassemblyException {
+        need(body, 2);
+        int n = body.getShort() & 0xFFFF;
+        need(body, n * RECV_POSTED_ENTRY);
+        for (int k = 0; k < n; k++) {
+            int seq = body.getInt();
+            long addr = body.getLong();
+            int rkey = body.getInt();
+            int capacity = body.getInt();
+            int flags = body.get() & 0xFF;
+            if (seq != (int) remote.nextAdvert) {
+                throw new ReassemblyException("receive advertised out of order: " + Integer.toUnsignedString(seq)
+                        + ", expected " + remote.nextAdvert);
+            }
+            if (capacity < 0 || (flags & ~FLAG_WRITABLE) != 0) {
+                throw new ReassemblyException("malformed receive advertisement");
+            }
+            if (remote.full()) {
+                throw new ReassemblyException("peer advertised more than " + remote.size() + " receives");
+            }
+            int i = remote.index(remote.nextAdvert);
+            remote.addr[i] = addr;
+            remote.rkey[i] = rkey;
+            remote.capacity[i] = capacity;
+            remote.writable[i] = (flags & FLAG_WRITABLE) != 0;
+            remote.nextAdvert++;
+        }
+    }
+
+    /** @return the table index of an advertised, still posted receive, or -1 if already delivered */
+    private int advertisedIndex(int seq) throws ReassemblyException {
+        int rel = seq - (int) completeSeq;
+        if (rel < 0) {
+            return -1;
+        }
+        if (rel >= advertisedSeq - completeSeq) {
+            throw new ReassemblyException("report for receive " + Integer.toUnsignedString(seq)
+                    + " which was never advertised");
+        }
+        return receives.index(completeSeq + rel);
+    }
+
+    private void onSendDone(int seq, long len, int paths) throws ReassemblyException {
+        int i = advertisedIndex(seq);
+        if (i < 0 || receives.state[i] != ReceiveTable.POSTED) {
+            throw new ReassemblyException("duplicate placement report for " + Integer.toUnsignedString(seq));
+        }
+        if (len > receives.capacity[i]) {
+            throw new ReassemblyException("peer reports " + len + " bytes placed in a buffer of "
+                    + receives.capacity[i]);
+        }
+        counters.add(Counter.LARGE, 1);
+        receives.done(i, MpStatus.SUCCESS, len, paths, null);
+    }
+
+    private void onSendFailed(int seq, long len, int flags) throws ReassemblyException {
+        int i = advertisedIndex(seq);
+        if (i < 0 || receives.state[i] != ReceiveTable.POSTED) {
+            // a small message that arrived although its sender saw it fail: already delivered
+            counters.add(Counter.DUPLICATE, 1);
+            return;
+        }
+        if ((flags & FLAG_SMALL) != 0) {
+            // the sender charged a slot credit that no SEND will consume
+            creditsToReturn++;
+        }
+        counters.add(Counter.FAILED, 1);
+        switch (flags & 0x0F) {
+            case REASON_TOO_LONG -> receives.done(i, MpStatus.LOCAL_LENGTH_ERROR, len, 0, "message of " + len
+                    + " bytes is longer than the receive buffer (" + receives.capacity[i] + ")");
+            case REASON_NOT_WRITABLE -> receives.done(i, MpStatus.LOCAL_PROTECTION_ERROR, len, 0,
+                    "large message needs a receive region registered with REMOTE_WRITE");
+            case REASON_FAILED -> receives.done(i, MpStatus.REMOTE_OPERATION_ERROR, len, 0,
+                    "the sender failed the message");
+            default -> throw new ReassemblyException("unknown failure reason " + flags);
+        }
+    }
+
+    private static void need(ByteBuffer body, int bytes) throws ReassemblyException {
+        if (body.remaining() < bytes) {
+            throw new ReassemblyException("truncated control record");
+        }
+    }
+
+    @Override
+    public ReassemblyCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        srq.close();
+        slabMr.close();
+    }
+}

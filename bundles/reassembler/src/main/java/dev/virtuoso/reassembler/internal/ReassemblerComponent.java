@@ -1,0 +1,34 @@
+package dev.virtuoso.reassembler.internal;
+
+import java.nio.ByteBuffer;
+
+import org.osgi.service.component.annotations.Component;
+
+import dev.virtuoso.reassembler.Reassembler;
+import dev.virtuoso.reassembler.Reassembly;
+import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.reassembler.ReassemblyOutbox;
+import dev.virtuoso.spi.verbs.IbvAccess;
+import dev.virtuoso.spi.verbs.IbvMr;
+import dev.virtuoso.spi.verbs.IbvPd;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.VerbsException;
+
+/** The reassembler service: allocates each connection's slot memory and SRQ. */
+@Component(service = Reassembler.class)
+public final class ReassemblerComponent implements Reassembler {
+
+    @Override
+    public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox) throws VerbsException {
+        ByteBuffer slab = ByteBuffer.allocateDirect(Math.multiplyExact(config.slots(), config.slotBytes()));
+        IbvMr mr = pd.regMr(slab, IbvAccess.LOCAL_WRITE);
+        IbvSrq srq;
+        try {
+            srq = pd.createSrq(config.slots(), 1);
+        } catch (VerbsException | RuntimeException e) {
+            mr.close();
+            throw e;
+        }
+        return new DefaultReassembly(config, srq, mr, slab, outbox);
+    }
+}

@@ -1,0 +1,19 @@
+/**
+ * Reassembler: MP_SEND / MP_RECV over several paths.
+ *
+ * <p>The receiver advertises every posted MP_RECV buffer (sequence number, address, rkey, length)
+ * to the sender over the connection's control channel. The k-th MP_SEND fills the k-th MP_RECV:
+ * a small message travels as one SEND with immediate (the sequence number) into a pre-posted slot
+ * of a shared receive queue and is copied once into the MP_RECV buffer; a large one is written
+ * by RDMA WRITE chunks, over any paths, straight into the advertised buffer, and the sender reports
+ * it placed (sequence number, length) once every chunk completed. Nothing is ordered across QPs, so
+ * a receive completion is delivered only when its message is placed and every earlier one has been
+ * delivered. Slots are flow-controlled by credits the receiver returns.
+ *
+ * <p>The {@link dev.virtuoso.reassembler.Reassembler} service creates one
+ * {@link dev.virtuoso.reassembler.Reassembly} per connection; it is used by the connection's engine
+ * thread only.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package dev.virtuoso.reassembler;

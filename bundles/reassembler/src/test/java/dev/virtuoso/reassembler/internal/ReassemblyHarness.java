@@ -1,0 +1,161 @@
+package dev.virtuoso.reassembler.internal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.reassembler.ReassemblyException;
+import dev.virtuoso.reassembler.ReassemblyOutbox;
+import dev.virtuoso.spi.verbs.IbvMr;
+import dev.virtuoso.spi.verbs.IbvRecvWr;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcOpcode;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+
+/**
+ * Two reassemblies whose control channels are wired to each other, with an in-memory SRQ and slot
+ * memory, so the protocol can be driven message by message without a verbs provider.
+ */
+final class ReassemblyHarness {
+    record Delivered(long wrId, MpStatus status, long length, int paths) {
+    }
+
+    /** One side: its reassembly, its SRQ posts and the completions it delivered. */
+    static final class Side {
+        final DefaultReassembly r;
+        final MemorySrq srq = new MemorySrq();
+        final MemoryMr slabMr;
+        final ArrayDeque<ByteBuffer> outbox = new ArrayDeque<>();
+        final List<Delivered> delivered = new ArrayList<>();
+        final IbvWc wc = new IbvWc();
+
+        Side(String name, int maxReceives, int slots, int slotBytes, long splitThreshold) {
+            ByteBuffer slab = ByteBuffer.allocateDirect(slots * slotBytes);
+            slabMr = new MemoryMr(slab, 0x10000);
+            ReassemblyOutbox out = new ReassemblyOutbox() {
+                @Override
+                public ByteBuffer claim() {
+                    return ByteBuffer.allocate(2048);
+                }
+
+                @Override
+                public void commit(ByteBuffer body) {
+                    body.flip();
+                    outbox.add(body);
+                }
+            };
+            r = new DefaultReassembly(new ReassemblyConfig(name, maxReceives, slots, slotBytes, splitThreshold), srq,
+                    slabMr, slab, out);
+        }
+
+        /** Lands a small SEND in the oldest posted slot, as the RNIC would, and handles its CQE. */
+        void arriveSmall(int imm, byte[] payload) throws ReassemblyException {
+            long[] wr = srq.posted.removeFirst();
+            long addr = wr[1];
+            ByteBuffer slab = slabMr.buffer();
+            slab.position((int) (addr - slabMr.address()));
+            slab.put(payload);
+            wc.set(wr[0], IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, payload.length, imm, IbvWc.WITH_IMM, 1, 2, 0);
+            r.onCompletion(wc);
+        }
+
+        int deliver() {
+            return r.deliver((wrId, st, len, paths, detail) -> delivered.add(new Delivered(wrId, st, len, paths)));
+        }
+    }
+
+    final Side a;
+    final Side b;
+
+    ReassemblyHarness(int maxReceives, int slots, int slotBytes, long splitThreshold) throws Exception {
+        a = new Side("a", maxReceives, slots, slotBytes, splitThreshold);
+        b = new Side("b", maxReceives, slots, slotBytes, splitThreshold);
+        a.r.start(maxReceives, slots, slotBytes);
+        b.r.start(maxReceives, slots, slotBytes);
+    }
+
+    /** Runs both sides' duty cycles and hands the control messages across until quiet. */
+    void exchange() throws ReassemblyException {
+        boolean moved = true;
+        while (moved) {
+            a.r.duty();
+            b.r.duty();
+            moved = false;
+            while (!a.outbox.isEmpty()) {
+                b.r.onControl(a.outbox.poll());
+                moved = true;
+            }
+            while (!b.outbox.isEmpty()) {
+                a.r.onControl(b.outbox.poll());
+                moved = true;
+            }
+        }
+    }
+
+    /** An SRQ that records posted WRs as {wr_id, address, length}. */
+    static final class MemorySrq implements IbvSrq {
+        final ArrayDeque<long[]> posted = new ArrayDeque<>();
+        boolean closed;
+
+        @Override
+        public void postSrqRecv(IbvRecvWr wr) {
+            posted.add(new long[] {wr.wrId(), wr.sge(0).addr(), wr.sge(0).length()});
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    /** A registered region over a direct buffer with a synthetic base address. */
+    static final class MemoryMr implements IbvMr {
+        private final ByteBuffer buffer;
+        private final long base;
+        boolean closed;
+
+        MemoryMr(ByteBuffer buffer, long base) {
+            this.buffer = buffer;
+            this.base = base;
+        }
+
+        @Override
+        public long address() {
+            return base;
+        }
+
+        @Override
+        public int length() {
+            return buffer.capacity();
+        }
+
+        @Override
+        public int lkey() {
+            return 1;
+        }
+
+        @Override
+        public int rkey() {
+            return 2;
+        }
+
+        @Override
+        public int access() {
+            return 1;
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return buffer.duplicate().clear();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

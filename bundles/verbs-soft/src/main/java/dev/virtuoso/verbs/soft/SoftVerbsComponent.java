@@ -1,0 +1,149 @@
+package dev.virtuoso.verbs.soft;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
+
+import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.spi.verbs.RdmaDevice;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.verbs.soft.fabric.FabricHost;
+import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
+
+/**
+ * Registers the soft RNIC as the {@code provider=soft} {@link VerbsProvider} service, configured
+ * through ConfigAdmin (PID {@value #PID}); with no configuration it offers one device,
+ * {@code soft0}, on the UDP wire at 127.0.0.1:4791. Any configuration change re-creates the
+ * provider; deactivation closes every device it opened (threads, sockets).
+ */
+@Component(service = VerbsProvider.class, configurationPid = SoftVerbsComponent.PID,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        property = VerbsProvider.PROVIDER_PROPERTY + "=" + SoftVerbsProvider.NAME)
+@Designate(ocd = SoftVerbsComponent.Config.class)
+public final class SoftVerbsComponent implements VerbsProvider {
+    /** The configuration PID. */
+    public static final String PID = "dev.virtuoso.verbs.soft";
+
+    /** Metatype of the soft RNIC configuration. */
+    @ObjectClassDefinition(name = "Virtuoso soft RNIC",
+            description = "Pure-Java RoCEv2 RC transport over UDP or an in-process fabric")
+    public @interface Config {
+        @AttributeDefinition(name = "Wire",
+                description = "udp: real UDP sockets, one per vNIC address (loopback aliases "
+                        + "127.0.0.x work without root on Linux). fabric: an in-process emulated "
+                        + "network built from 'fabricSpec'; its hosts become the devices.",
+                options = {@Option(label = "UDP", value = "udp"),
+                    @Option(label = "In-process fabric", value = "fabric")})
+        String wire() default "udp";
+
+        @AttributeDefinition(name = "Devices (UDP wire)",
+                description = "One entry per device: name=address[,address...]; the addresses are "
+                        + "its vNICs in GID order, e.g. 'server=127.0.1.1,127.0.1.2'.")
+        String[] devices() default {"soft0=127.0.0.1"};
+
+        @AttributeDefinition(name = "UDP port",
+                description = "Local RoCEv2 UDP port of every vNIC (4791 on hardware); use "
+                        + "different ports or addresses for several instances on one host; 0 picks "
+                        + "a free port.", min = "0", max = "65535")
+        int udpPort() default SoftRnicConfig.ROCE_PORT;
+
+        @AttributeDefinition(name = "Fabric spec (fabric wire)",
+                description = "Hosts and links, e.g. 'A=10.0.0.1,10.0.1.1 B=10.0.0.2,10.0.1.2; "
+                        + "link 10.0.0.1-10.0.0.2 rate=1g delay=50us; link * rate=10g'. "
+                        + "Each host becomes a device named after it.")
+        String fabricSpec() default "";
+
+        @AttributeDefinition(name = "ICRC check",
+                description = "Verify the ICRC of received packets. auto: on for the fabric, off "
+                        + "for UDP (a Java socket cannot see the sender's IP ID; UDP's checksum "
+                        + "protects the payload).",
+                options = {@Option(label = "auto", value = "auto"), @Option(label = "on", value = "on"),
+                    @Option(label = "off", value = "off")})
+        String icrcCheck() default "auto";
+
+        @AttributeDefinition(name = "Window (packets)",
+                description = "Unacknowledged PSNs a requester may have outstanding.",
+                min = "8", max = "4096")
+        int windowPackets() default 128;
+
+        @AttributeDefinition(name = "Idle spin (microseconds)",
+                description = "How long an idle engine thread spins before parking.", min = "0")
+        int spinMicros() default 20;
+    }
+
+    private SoftVerbsProvider provider;
+    private FabricNetwork fabric;
+
+    @Activate
+    void activate(Config config) {
+        List<SoftRnicConfig> devices = new ArrayList<>();
+        String wire = config.wire().trim().toLowerCase();
+        if ("fabric".equals(wire)) {
+            fabric = FabricNetwork.fromSpec("soft", config.fabricSpec());
+            for (FabricHost h : fabric.hosts()) {
+                devices.add(tune(SoftRnicConfig.builder(h.name()).fabric(fabric, h.name()), config)
+                        .build());
+            }
+        } else if ("udp".equals(wire)) {
+            for (String entry : config.devices()) {
+                devices.add(tune(udpDevice(entry), config).udpPort(config.udpPort()).build());
+            }
+        } else {
+            throw new IllegalArgumentException("wire must be udp or fabric: " + config.wire());
+        }
+        provider = new SoftVerbsProvider(devices);
+    }
+
+    private static SoftRnicConfig.Builder udpDevice(String entry) {
+        int eq = entry.indexOf('=');
+        if (eq <= 0 || eq == entry.length() - 1) {
+            throw new IllegalArgumentException("device entry must be name=address[,address...]: "
+                    + entry);
+        }
+        return SoftRnicConfig.builder(entry.substring(0, eq).trim())
+                .addressLiterals(entry.substring(eq + 1).split(","));
+    }
+
+    private static SoftRnicConfig.Builder tune(SoftRnicConfig.Builder b, Config config) {
+        String icrc = config.icrcCheck().trim().toLowerCase();
+        if ("on".equals(icrc)) {
+            b.icrcCheck(true);
+        } else if ("off".equals(icrc)) {
+            b.icrcCheck(false);
+        }
+        return b.windowPackets(config.windowPackets())
+                .spinNanos(config.spinMicros() * 1000L);
+    }
+
+    @Deactivate
+    void deactivate() {
+        provider.close();
+        if (fabric != null) {
+            fabric.close();
+        }
+    }
+
+    @Override
+    public String name() {
+        return SoftVerbsProvider.NAME;
+    }
+
+    @Override
+    public List<RdmaDevice> devices() {
+        return provider.devices();
+    }
+
+    @Override
+    public IbvContext openDevice(String deviceName) throws VerbsException {
+        return provider.openDevice(deviceName);
+    }
+}

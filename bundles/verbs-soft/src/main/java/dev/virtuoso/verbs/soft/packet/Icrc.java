@@ -1,0 +1,155 @@
+package dev.virtuoso.verbs.soft.packet;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+/**
+ * The RoCEv2 invariant CRC: zlib CRC-32 over eight 0xFF bytes (the masked LRH), the IP header with
+ * its variant fields (IPv4 TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit) set to
+ * ones, the UDP header with checksum 0xFFFF, the BTH with its byte 4 (FECN/BECN/reserved) set to
+ * 0xFF, then every remaining byte of the UDP payload except the ICRC itself. Stored least
+ * significant byte first.
+ *
+ * <p>The IPv4 identification and flags are covered but not visible to a Java socket; this transport
+ * sends with DF set and assumes identification 0, which is what Linux uses for such datagrams.
+ *
+ * <p>Not thread-safe (reuses its CRC and scratch header); allocates nothing.
+ */
+public final class Icrc {
+    /** IPv4 "don't fragment" flag as it appears in the flags/fragment-offset field. */
+    public static final int IPV4_DF = 0x4000;
+
+    private static final int IPV4_HEADER = 20;
+    private static final int IPV6_HEADER = 40;
+    private static final int UDP_HEADER = 8;
+    private static final int UDP_PROTOCOL = 17;
+
+    private final CRC32 crc = new CRC32();
+    private final byte[] pseudo = new byte[8 + IPV6_HEADER + UDP_HEADER + RcOpcode.BTH_BYTES];
+
+    /**
+     * Computes the ICRC assuming IPv4 identification 0 and DF set.
+     *
+     * @param srcIp source address, 4 or 16 bytes (both must have the same length)
+     * @param dstIp destination address
+     * @param srcPort UDP source port
+     * @param dstPort UDP destination port
+     * @param datagram holds the UDP payload (BTH through ICRC); position and limit are preserved
+     * @param off index of the BTH in {@code datagram}
+     * @param len UDP payload length including the 4 ICRC bytes (at least 16)
+     * @return the ICRC value as an int (store it with {@link #store})
+     */
+    public int compute(byte[] srcIp, byte[] dstIp, int srcPort, int dstPort, ByteBuffer datagram,
+            int off, int len) {
+        return compute(srcIp, dstIp, 0, IPV4_DF, srcPort, dstPort, datagram, off, len);
+    }
+
+    /**
+     * Computes the ICRC with explicit IPv4 identification and flags (ignored for IPv6).
+     *
+     * @param srcIp source address, 4 or 16 bytes
+     * @param dstIp destination address, same length
+     * @param ipId IPv4 identification field
+     * @param ipFlagsFragment IPv4 flags and fragment offset field (e.g. {@link #IPV4_DF})
+     * @param srcPort UDP source port
+     * @param dstPort UDP destination port
+     * @param datagram holds the UDP payload; position and limit are preserved
+     * @param off index of the BTH
+     * @param len UDP payload length including the ICRC
+     * @return the ICRC
+     */
+    public int compute(byte[] srcIp, byte[] dstIp, int ipId, int ipFlagsFragment, int srcPort,
+            int dstPort, ByteBuffer datagram, int off, int len) {
+        if (len < RcOpcode.BTH_BYTES + RcOpcode.ICRC_BYTES) {
+            throw new IllegalArgumentException("datagram too short for an ICRC: " + len);
+        }
+        byte[] h = pseudo;
+        for (int i = 0; i < 8; i++) {
+            h[i] = (byte) 0xFF;
+        }
+        int p = 8;
+        int udpLength = UDP_HEADER + len;
+        if (srcIp.length == 4 && dstIp.length == 4) {
+            h[p] = 0x45;
+            h[p + 1] = (byte) 0xFF; // TOS masked
+            put16(h, p + 2, IPV4_HEADER + udpLength);
+            put16(h, p + 4, ipId);
+            put16(h, p + 6, ipFlagsFragment);
+            h[p + 8] = (byte) 0xFF; // TTL masked
+            h[p + 9] = UDP_PROTOCOL;
+            h[p + 10] = (byte) 0xFF; // header checksum masked
+            h[p + 11] = (byte) 0xFF;
+            System.arraycopy(srcIp, 0, h, p + 12, 4);
+            System.arraycopy(dstIp, 0, h, p + 16, 4);
+            p += IPV4_HEADER;
+        } else if (srcIp.length == 16 && dstIp.length == 16) {
+            // version 6, traffic class and flow label masked to ones
+            h[p] = 0x6F;
+            h[p + 1] = (byte) 0xFF;
+            h[p + 2] = (byte) 0xFF;
+            h[p + 3] = (byte) 0xFF;
+            put16(h, p + 4, udpLength);
+            h[p + 6] = UDP_PROTOCOL;
+            h[p + 7] = (byte) 0xFF; // hop limit masked
+            System.arraycopy(srcIp, 0, h, p + 8, 16);
+            System.arraycopy(dstIp, 0, h, p + 24, 16);
+            p += IPV6_HEADER;
+        } else {
+            throw new IllegalArgumentException("addresses must both be IPv4 or both IPv6");
+        }
+        put16(h, p, srcPort);
+        put16(h, p + 2, dstPort);
+        put16(h, p + 4, udpLength);
+        h[p + 6] = (byte) 0xFF; // UDP checksum masked
+        h[p + 7] = (byte) 0xFF;
+        p += UDP_HEADER;
+        for (int i = 0; i < RcOpcode.BTH_BYTES; i++) {
+            h[p + i] = datagram.get(off + i);
+        }
+        h[p + 4] = (byte) 0xFF; // FECN, BECN, reserved
+        p += RcOpcode.BTH_BYTES;
+
+        CRC32 c = crc;
+        c.reset();
+        c.update(h, 0, p);
+        int savedPosition = datagram.position();
+        int savedLimit = datagram.limit();
+        datagram.limit(off + len - RcOpcode.ICRC_BYTES).position(off + RcOpcode.BTH_BYTES);
+        c.update(datagram);
+        datagram.limit(savedLimit).position(savedPosition);
+        return (int) c.getValue();
+    }
+
+    /**
+     * @param datagram holds the UDP payload
+     * @param off index of the BTH
+     * @param len UDP payload length
+     * @return the ICRC stored in the last four bytes
+     */
+    public static int stored(ByteBuffer datagram, int off, int len) {
+        int i = off + len - RcOpcode.ICRC_BYTES;
+        return (datagram.get(i) & 0xFF) | (datagram.get(i + 1) & 0xFF) << 8
+                | (datagram.get(i + 2) & 0xFF) << 16 | (datagram.get(i + 3) & 0xFF) << 24;
+    }
+
+    /**
+     * Writes an ICRC into the last four bytes, least significant byte first.
+     *
+     * @param datagram holds the UDP payload
+     * @param off index of the BTH
+     * @param len UDP payload length including the ICRC
+     * @param icrc the value from {@link #compute}
+     */
+    public static void store(ByteBuffer datagram, int off, int len, int icrc) {
+        int i = off + len - RcOpcode.ICRC_BYTES;
+        datagram.put(i, (byte) icrc);
+        datagram.put(i + 1, (byte) (icrc >>> 8));
+        datagram.put(i + 2, (byte) (icrc >>> 16));
+        datagram.put(i + 3, (byte) (icrc >>> 24));
+    }
+
+    private static void put16(byte[] h, int i, int v) {
+        h[i] = (byte) (v >>> 8);
+        h[i + 1] = (byte) v;
+    }
+}

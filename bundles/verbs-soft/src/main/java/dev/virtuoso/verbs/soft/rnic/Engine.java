@@ -1,0 +1,302 @@
+package dev.virtuoso.verbs.soft.rnic;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.FutureTask;
+
+import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.verbs.soft.SoftRnicConfig;
+import dev.virtuoso.verbs.soft.packet.Icrc;
+import dev.virtuoso.verbs.soft.packet.PacketBuilder;
+import dev.virtuoso.verbs.soft.packet.RocePacket;
+import dev.virtuoso.verbs.soft.wire.DatagramHandler;
+import dev.virtuoso.verbs.soft.wire.Wire;
+import dev.virtuoso.verbs.soft.wire.WirePort;
+
+/**
+ * The device's engine: one thread that owns every QP of the device and runs a duty cycle (Aeron
+ * style): control commands, receive a batch from every port, then for every QP pick up posted WRs,
+ * run timers and transmit within the window. When a cycle does no work it spins briefly, then
+ * parks in {@link Wire#await} until a datagram, a doorbell or the next timer.
+ *
+ * <p>Nothing thrown by packet processing escapes: it is counted as malformed input.
+ */
+final class Engine implements Runnable, DatagramHandler {
+    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+
+    final SoftRnic rnic;
+    final PacketBuilder builder = new PacketBuilder();
+    final int txBurst;
+    /** Set during a cycle when a send was refused (back-pressure): park only briefly. */
+    boolean txBlocked;
+
+    private final Wire wire;
+    private final WirePort[] ports;
+    private final long[] portBlockedSince;
+    private final Icrc icrc = new Icrc();
+    private final RocePacket packet = new RocePacket();
+    private final AddressBytes addressBytes = new AddressBytes();
+    private final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
+    private final int rxBatch;
+    private final boolean icrcCheck;
+    private final long spinNanos;
+    private final long maxParkNanos;
+    private final long blockedLossNanos;
+    private SoftQp[] qps = new SoftQp[0];
+    private IntTable<SoftQp> byNum = IntTable.empty();
+    private long now;
+    private volatile boolean running = true;
+    private volatile boolean parked;
+    private boolean loggedFailure;
+
+    Engine(SoftRnic rnic, Wire wire, WirePort[] ports) {
+        this.rnic = rnic;
+        this.wire = wire;
+        this.ports = ports.clone();
+        this.portBlockedSince = new long[ports.length];
+        SoftRnicConfig c = rnic.config;
+        this.txBurst = c.txBurst();
+        this.rxBatch = c.rxBatch();
+        this.icrcCheck = c.icrcCheck();
+        this.spinNanos = c.spinNanos();
+        this.maxParkNanos = c.maxParkNanos();
+        this.blockedLossNanos = 2_000_000L;
+    }
+
+    @Override
+    public void run() {
+        long idleSince = 0;
+        try {
+            while (running) {
+                int work = runCommands();
+                now = System.nanoTime();
+                for (WirePort p : ports) {
+                    work += receive(p);
+                }
+                now = System.nanoTime();
+                txBlocked = false;
+                for (SoftQp qp : qps) {
+                    work += qp.service(this, now);
+                }
+                if (work > 0) {
+                    idleSince = 0;
+                } else if (idleSince == 0) {
+                    idleSince = now;
+                } else if (now - idleSince < spinNanos) {
+                    Thread.onSpinWait();
+                } else {
+                    park();
+                }
+            }
+        } catch (IOException e) {
+            if (running) {
+                LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": wire failed", e);
+            }
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": engine failed", e);
+        } finally {
+            running = false;
+            FutureTask<?> f;
+            while ((f = commands.poll()) != null) {
+                f.cancel(false);
+            }
+        }
+    }
+
+    private int receive(WirePort p) throws IOException {
+        try {
+            return p.receive(this, rxBatch);
+        } catch (IOException e) {
+            if (!running) {
+                throw e;
+            }
+            rnic.counters.inc(VerbsCounter.DROP_RX_OVERRUN);
+            return 0;
+        }
+    }
+
+    private void park() throws IOException {
+        long deadline = now + (txBlocked ? 50_000L : maxParkNanos);
+        for (SoftQp qp : qps) {
+            long d = qp.deadline();
+            if (d != 0 && d - deadline < 0) {
+                deadline = d;
+            }
+        }
+        long wait = deadline - now;
+        if (wait <= 0) {
+            return;
+        }
+        parked = true;
+        try {
+            if (commands.isEmpty() && !hasPostedWork()) {
+                wire.await(wait);
+            }
+        } finally {
+            parked = false;
+        }
+    }
+
+    private boolean hasPostedWork() {
+        for (SoftQp qp : qps) {
+            if (qp.hasPostedWork()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int runCommands() {
+        int n = 0;
+        FutureTask<?> f;
+        while ((f = commands.poll()) != null) {
+            f.run();
+            n++;
+        }
+        return n;
+    }
+
+    /** Any thread: wakes the engine if it is parked (a WR was posted). */
+    void doorbell() {
+        if (parked) {
+            wire.wakeup();
+        }
+    }
+
+    /** Any thread: queues a control command. */
+    boolean submit(FutureTask<?> task) {
+        if (!running) {
+            return false;
+        }
+        commands.add(task);
+        wire.wakeup();
+        if (!running && commands.remove(task)) {
+            return false;
+        }
+        return true;
+    }
+
+    boolean isRunning() {
+        return running;
+    }
+
+    /** Stops the loop; the owner joins the thread. */
+    void stop() {
+        running = false;
+        wire.wakeup();
+    }
+
+    void addQp(SoftQp qp) {
+        byNum = byNum.with(qp.qpNum, qp);
+        qps = Arrays.copyOf(qps, qps.length + 1);
+        qps[qps.length - 1] = qp;
+    }
+
+    void removeQp(SoftQp qp) {
+        byNum = byNum.without(qp.qpNum);
+        SoftQp[] current = qps;
+        for (int i = 0; i < current.length; i++) {
+            if (current[i] == qp) {
+                SoftQp[] shrunk = new SoftQp[current.length - 1];
+                System.arraycopy(current, 0, shrunk, 0, i);
+                System.arraycopy(current, i + 1, shrunk, i, current.length - i - 1);
+                qps = shrunk;
+                return;
+            }
+        }
+    }
+
+    SoftQp[] qps() {
+        return qps;
+    }
+
+    /**
+     * Finishes the packet in {@link #builder} (pad, ICRC) and sends it on the QP's path.
+     *
+     * @return false if the wire refused it (back-pressure): the caller tries again later. A port
+     *     that keeps refusing for a while has its packets counted as lost instead, so a broken
+     *     path ends in the transport's timeouts rather than a retry loop.
+     */
+    boolean transmit(SoftQp qp) {
+        ByteBuffer b = builder.finish(icrc, qp.localIp, qp.remoteIp, qp.localPort, qp.remotePort);
+        int len = b.remaining();
+        int portIndex = qp.portIndex;
+        boolean sent;
+        try {
+            sent = qp.port.send(b, qp.remote);
+        } catch (IOException e) {
+            sent = false; // closed port: the QP's peer will see a dead link
+        }
+        if (sent) {
+            portBlockedSince[portIndex] = 0;
+            qp.counters.inc(VerbsCounter.TX_PACKETS);
+            qp.counters.add(VerbsCounter.TX_BYTES, len);
+            return true;
+        }
+        long since = portBlockedSince[portIndex];
+        if (since == 0) {
+            portBlockedSince[portIndex] = now == 0 ? 1 : now;
+            return false;
+        }
+        return now - since > blockedLossNanos;
+    }
+
+    @Override
+    public void onDatagram(ByteBuffer datagram, InetSocketAddress source,
+            InetSocketAddress destination) {
+        int off = datagram.position();
+        int len = datagram.remaining();
+        SoftCounters device = rnic.counters;
+        try {
+            RocePacket p = packet;
+            if (!p.decode(datagram, off, len)) {
+                dropBeforeQp(VerbsCounter.DROP_MALFORMED, len);
+                return;
+            }
+            if (icrcCheck && !icrcMatches(datagram, off, len, source, destination)) {
+                dropBeforeQp(VerbsCounter.DROP_BAD_ICRC, len);
+                return;
+            }
+            SoftQp qp = byNum.get(p.destQp);
+            if (qp == null) {
+                dropBeforeQp(VerbsCounter.DROP_UNKNOWN_QP, len);
+                return;
+            }
+            qp.counters.inc(VerbsCounter.RX_PACKETS);
+            qp.counters.add(VerbsCounter.RX_BYTES, len);
+            qp.onPacket(this, p, now);
+        } catch (RuntimeException e) {
+            device.inc(VerbsCounter.DROP_MALFORMED);
+            if (!loggedFailure) {
+                loggedFailure = true;
+                LOG.log(System.Logger.Level.WARNING, "soft RNIC " + rnic.name()
+                        + ": packet processing failed (counted as malformed; logged once)", e);
+            }
+        }
+    }
+
+    private void dropBeforeQp(VerbsCounter reason, int len) {
+        SoftCounters device = rnic.counters;
+        device.inc(VerbsCounter.RX_PACKETS);
+        device.add(VerbsCounter.RX_BYTES, len);
+        device.inc(reason);
+    }
+
+    private boolean icrcMatches(ByteBuffer d, int off, int len, InetSocketAddress source,
+            InetSocketAddress destination) {
+        if (source == null || destination == null || source.getAddress() == null
+                || destination.getAddress() == null) {
+            return false;
+        }
+        byte[] s = addressBytes.of(source.getAddress());
+        byte[] t = addressBytes.of(destination.getAddress());
+        if (s.length != t.length) {
+            return false;
+        }
+        return icrc.compute(s, t, source.getPort(), destination.getPort(), d, off, len)
+                == Icrc.stored(d, off, len);
+    }
+}

@@ -1,0 +1,279 @@
+package dev.virtuoso.verbs.soft.rnic;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.Vnic;
+import dev.virtuoso.verbs.soft.SoftRnicConfig;
+import dev.virtuoso.verbs.soft.packet.Psn;
+import dev.virtuoso.verbs.soft.wire.Wire;
+import dev.virtuoso.verbs.soft.wire.WirePort;
+
+/**
+ * One soft RNIC device: its wire, one port per vNIC address, and its engine thread
+ * ({@code virtuoso-soft-<device>}). The device starts when the first context is opened and stops
+ * (thread joined, wire closed) when the last one closes. Usable without OSGi.
+ *
+ * <p>Thread-safe.
+ */
+public final class SoftRnic implements AutoCloseable {
+    final SoftRnicConfig config;
+    final SoftCounters counters = new SoftCounters(null);
+    final MrTable mrs = new MrTable();
+    private final SecureRandom random = new SecureRandom();
+    private final Object lock = new Object();
+    private final Set<SoftContext> contexts = new LinkedHashSet<>();
+    private final Set<Integer> qpNums = new java.util.HashSet<>();
+    private List<Vnic> vnics = List.of();
+    private InetAddress[] addresses = new InetAddress[0];
+    private WirePort[] ports = new WirePort[0];
+    private Wire wire;
+    private volatile Engine engine;
+    private Thread thread;
+    private int udpPort;
+
+    /** @param config the device's settings */
+    public SoftRnic(SoftRnicConfig config) {
+        this.config = config;
+    }
+
+    /** @return the device name */
+    public String name() {
+        return config.deviceName();
+    }
+
+    /** @return the configuration */
+    public SoftRnicConfig config() {
+        return config;
+    }
+
+    /** @return the vNICs (configured addresses) in GID order */
+    public List<Vnic> configuredVnics() {
+        List<Vnic> out = new ArrayList<>();
+        List<InetAddress> a = config.addresses();
+        for (int i = 0; i < a.size(); i++) {
+            out.add(new Vnic(a.get(i), i, ""));
+        }
+        return out;
+    }
+
+    /**
+     * Opens a context, starting the device if it is not running.
+     *
+     * @return a new context owned by the caller
+     * @throws VerbsException {@link VerbsException#EIO} if the wire or a port cannot be opened
+     */
+    public IbvContext open() throws VerbsException {
+        synchronized (lock) {
+            if (engine == null) {
+                start();
+            }
+            SoftContext c = new SoftContext(this);
+            contexts.add(c);
+            return c;
+        }
+    }
+
+    private void start() throws VerbsException {
+        Wire w;
+        try {
+            w = config.wireFactory().create(config.deviceName());
+        } catch (IOException | RuntimeException e) {
+            throw new VerbsException(VerbsException.EIO, "cannot create the wire of " + name(), e);
+        }
+        List<InetAddress> addrs = config.addresses();
+        WirePort[] opened = new WirePort[addrs.size()];
+        try {
+            int port = config.udpPort();
+            for (int i = 0; i < opened.length; i++) {
+                opened[i] = w.open(addrs.get(i), port);
+                if (port == 0) {
+                    port = opened[i].localAddress().getPort();
+                }
+            }
+            udpPort = port;
+        } catch (IOException | RuntimeException e) {
+            w.close();
+            throw new VerbsException(VerbsException.EIO, "cannot open the ports of " + name()
+                    + " on " + addrs + " port " + config.udpPort() + ": " + e.getMessage(), e);
+        }
+        wire = w;
+        ports = opened;
+        addresses = addrs.toArray(new InetAddress[0]);
+        vnics = configuredVnics();
+        Engine e = new Engine(this, w, opened);
+        Thread t = new Thread(e, "virtuoso-soft-" + name());
+        t.setDaemon(true);
+        engine = e;
+        thread = t;
+        t.start();
+    }
+
+    void release(SoftContext c) {
+        synchronized (lock) {
+            if (contexts.remove(c) && contexts.isEmpty()) {
+                stop();
+            }
+        }
+    }
+
+    private void stop() {
+        Engine e = engine;
+        if (e == null) {
+            return;
+        }
+        e.stop();
+        engine = null;
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        wire.close();
+        wire = null;
+        thread = null;
+    }
+
+    /** Closes every context opened on this device, which stops it. Idempotent. */
+    @Override
+    public void close() {
+        List<SoftContext> open;
+        synchronized (lock) {
+            open = new ArrayList<>(contexts);
+        }
+        for (SoftContext c : open) {
+            c.close();
+        }
+    }
+
+    /** @return true while the engine thread runs */
+    public boolean isRunning() {
+        Engine e = engine;
+        return e != null && e.isRunning();
+    }
+
+    List<Vnic> vnics() {
+        return vnics;
+    }
+
+    int udpPort() {
+        return udpPort;
+    }
+
+    int vnicCount() {
+        return ports.length;
+    }
+
+    WirePort port(int gidIndex) {
+        return ports[gidIndex];
+    }
+
+    InetAddress vnicAddress(int gidIndex) {
+        return addresses[gidIndex];
+    }
+
+    /** Any thread: tells the engine a WR was posted. */
+    void doorbell() {
+        Engine e = engine;
+        if (e != null) {
+            e.doorbell();
+        }
+    }
+
+    /**
+     * Runs a control operation on the engine thread and waits for it.
+     *
+     * @throws VerbsException what the task threw; {@link VerbsException#ENODEV} if the device is
+     *     stopped; {@link VerbsException#ETIMEDOUT} if the engine does not answer in time
+     */
+    <T> T call(EngineTask<T> task) throws VerbsException {
+        Engine e = engine;
+        if (e == null || !e.isRunning()) {
+            throw new VerbsException(VerbsException.ENODEV, "device " + name() + " is closed");
+        }
+        if (Thread.currentThread() == thread) {
+            return task.run(e);
+        }
+        FutureTask<T> f = new FutureTask<>(() -> task.run(e));
+        if (!e.submit(f)) {
+            throw new VerbsException(VerbsException.ENODEV, "device " + name() + " is closed");
+        }
+        try {
+            return f.get(config.commandTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException ex) {
+            Throwable c = ex.getCause();
+            if (c instanceof VerbsException) {
+                VerbsException v = (VerbsException) c;
+                throw new VerbsException(v.errno(), v.getMessage(), v);
+            }
+            throw new VerbsException(VerbsException.EIO, "engine command failed", c);
+        } catch (CancellationException ex) {
+            throw new VerbsException(VerbsException.ENODEV, "device " + name() + " closed");
+        } catch (TimeoutException ex) {
+            f.cancel(false);
+            throw new VerbsException(VerbsException.ETIMEDOUT, "engine of " + name()
+                    + " did not answer within " + config.commandTimeoutMillis() + " ms");
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException(VerbsException.EIO, "interrupted", ex);
+        }
+    }
+
+    SoftQp createQp(SoftPd pd, SoftCq sendCq, SoftCq recvCq, SoftSrq srq, int maxSendWr,
+            int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInline, boolean sigAll)
+            throws VerbsException {
+        int qpn;
+        synchronized (qpNums) {
+            do {
+                qpn = random.nextInt() & Psn.MASK;
+            } while (qpn < 16 || qpNums.contains(qpn));
+            qpNums.add(qpn);
+        }
+        SoftQp qp = new SoftQp(this, pd, qpn, sendCq, recvCq, srq, maxSendWr, maxRecvWr,
+                maxSendSge, maxRecvSge, maxInline, sigAll);
+        try {
+            call(e -> {
+                e.addQp(qp);
+                return null;
+            });
+        } catch (VerbsException ex) {
+            synchronized (qpNums) {
+                qpNums.remove(qpn);
+            }
+            throw ex;
+        }
+        return qp;
+    }
+
+    void destroyQp(SoftQp qp) {
+        try {
+            call(e -> {
+                qp.enterError(e);
+                e.removeQp(qp);
+                return null;
+            });
+        } catch (VerbsException ex) {
+            // device already stopped: nothing runs the QP any more
+        }
+        synchronized (qpNums) {
+            qpNums.remove(qp.qpNum);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SoftRnic[" + name() + " " + config.addresses() + ":" + config.udpPort() + "]";
+    }
+}

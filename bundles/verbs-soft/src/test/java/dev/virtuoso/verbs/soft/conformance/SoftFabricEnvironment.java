@@ -1,0 +1,73 @@
+package dev.virtuoso.verbs.soft.conformance;
+
+import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.verbs.conformance.ConformanceEnvironment;
+import dev.virtuoso.verbs.soft.SoftRnicConfig;
+import dev.virtuoso.verbs.soft.SoftVerbsProvider;
+import dev.virtuoso.verbs.soft.fabric.FabricLink;
+import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
+import dev.virtuoso.verbs.soft.fabric.LinkSpec;
+
+/**
+ * Two soft RNICs on the in-process fabric, hosts {@code a} (10.0.0.1) and {@code b} (10.0.0.2)
+ * joined by one unlimited link whose loss rate and up/down state the suite controls. ICRCs are
+ * checked on receive.
+ */
+final class SoftFabricEnvironment implements ConformanceEnvironment {
+    private final FabricNetwork network;
+    private final FabricLink link;
+    private final SoftVerbsProvider provider;
+
+    SoftFabricEnvironment() {
+        network = new FabricNetwork("conformance", 42);
+        network.addHost("a", "10.0.0.1");
+        network.addHost("b", "10.0.0.2");
+        link = network.link("a", "b", LinkSpec.UNLIMITED);
+        provider = new SoftVerbsProvider(
+                SoftRnicConfig.builder("a").fabric(network, "a").build(),
+                SoftRnicConfig.builder("b").fabric(network, "b").build());
+    }
+
+    @Override
+    public String name() {
+        return "soft/fabric";
+    }
+
+    @Override
+    public IbvContext openA() throws Exception {
+        return provider.openDevice("a");
+    }
+
+    @Override
+    public IbvContext openB() throws Exception {
+        return provider.openDevice("b");
+    }
+
+    @Override
+    public boolean setLossRate(double probability) {
+        link.configure(link.spec().withLoss(probability));
+        return true;
+    }
+
+    @Override
+    public void vanish(IbvContext b) {
+        link.down();
+    }
+
+    @Override
+    public void restore() {
+        link.configure(LinkSpec.UNLIMITED);
+        link.up();
+    }
+
+    @Override
+    public double timeoutSlack() {
+        return 1.5;
+    }
+
+    @Override
+    public void close() {
+        provider.close();
+        network.close();
+    }
+}

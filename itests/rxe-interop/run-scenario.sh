@@ -1,0 +1,152 @@
+#!/bin/bash
+# Runs rxe interop scenarios: boots a Debian guest (kernel Soft-RoCE, rdma_rxe) under qemu TCG with a
+# virtio NIC on a tap device inside a private host network namespace, runs the scenario's guest part
+# (and its host part, e.g. the soft-RNIC perftest peer, inside that namespace) and checks both.
+#
+#   run-scenario.sh [--cache DIR] [--out DIR] SCENARIO...      (as root; SCENARIO = folder in scenarios/)
+#
+# Exit status: 0 all passed, 1 a scenario failed, 2 cannot run here (no root / qemu cannot be had).
+# Environment: RXE_QEMU_TIMEOUT (s, default 300) per boot; RXE_GUEST_CACHE overrides the cache dir.
+set -euo pipefail
+
+itest="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$itest/../.." && pwd)"
+cache="${RXE_GUEST_CACHE:-$repo/.cache/rxe-guest}"
+out="$itest/target/rxe-interop"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --cache) cache="$2"; shift 2;;
+        --out) out="$2"; shift 2;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0;;
+        --) shift; break;;
+        -*) echo "unknown option $1" >&2; exit 2;;
+        *) break;;
+    esac
+done
+[ $# -gt 0 ] || { echo "usage: run-scenario.sh [--cache DIR] [--out DIR] SCENARIO..." >&2; exit 2; }
+for s in "$@"; do
+    [ -f "$itest/scenarios/$s/guest.sh" ] || { echo "no scenario '$s' (scenarios/$s/guest.sh)" >&2; exit 2; }
+done
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP rxe-interop: needs root (network namespace, tap device, debootstrap)" >&2
+    exit 2
+fi
+if [ ! -c /dev/net/tun ]; then
+    echo "SKIP rxe-interop: no /dev/net/tun (tap devices unavailable)" >&2
+    exit 2
+fi
+if ! "$itest/guest/host-packages.sh"; then
+    echo "SKIP rxe-interop: host packages (qemu, debootstrap, ...) cannot be installed" >&2
+    exit 2
+fi
+
+guest="$("$itest/guest/build-guest.sh" "$cache")"
+mkdir -p "$out"
+
+# Addresses of the private link (TEST-NET-1, inside our own namespace only).
+export RXE_HOST_IP=192.0.2.1 RXE_HOST_IP2=192.0.2.11 RXE_HOST_IP3=192.0.2.12
+export RXE_GUEST_IP=192.0.2.2 RXE_GUEST_IP2=192.0.2.3
+export RXE_LINK_MTU="${RXE_LINK_MTU:-9000}"
+export RXE_ITEST_DIR="$itest"
+
+ns=""
+qemu_pid=""
+host_pids=()
+cleanup() {
+    [ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null || true
+    local p
+    for p in "${host_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    [ -n "$qemu_pid" ] && wait "$qemu_pid" 2>/dev/null || true
+    for p in "${host_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    qemu_pid=""; host_pids=()
+    if [ -n "$ns" ]; then ip netns delete "$ns" 2>/dev/null || true; ns=""; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts a host-side program in the scenario's namespace, in the background; host_wait collects it.
+host_spawn() { # host_spawn LOGFILE CMD...
+    local logfile="$1"; shift
+    ip netns exec "$ns" "$@" >"$logfile" 2>&1 &
+    host_pids+=("$!")
+}
+
+run_one() {
+    local name="$1" sdir="$itest/scenarios/$1" log="$out/$1.console.log" t0=$SECONDS
+    local work; work="$(mktemp -d)"
+    rm -f "$out/$name".*.log "$log"
+
+    # Scenario disk: a plain tar on the second virtio disk (the guest unpacks /dev/vdb).
+    mkdir -p "$work/s"
+    cp "$itest/guest/lib.sh" "$sdir"/*.sh "$work/s/"
+    cat >"$work/s/main.sh" <<EOF
+#!/bin/bash
+export RXE_HOST_IP=$RXE_HOST_IP RXE_HOST_IP2=$RXE_HOST_IP2 RXE_HOST_IP3=$RXE_HOST_IP3
+export RXE_GUEST_IP=$RXE_GUEST_IP RXE_GUEST_IP2=$RXE_GUEST_IP2 RXE_LINK_MTU=$RXE_LINK_MTU
+source ./lib.sh
+source ./guest.sh
+finish
+EOF
+    tar -cf "$work/scenario.tar" -C "$work/s" .
+
+    ns="rxe-itest-$$"
+    ip netns add "$ns"
+    ip -n "$ns" link set lo up
+    ip -n "$ns" tuntap add dev tap0 mode tap
+    ip -n "$ns" link set tap0 mtu "$RXE_LINK_MTU" up
+    ip -n "$ns" addr add "$RXE_HOST_IP/24" dev tap0
+    ip -n "$ns" addr add "$RXE_HOST_IP2/24" dev tap0
+    ip -n "$ns" addr add "$RXE_HOST_IP3/24" dev tap0
+
+    # Host part (optional): host_start runs before the boot, host_check after the guest is done.
+    host_start() { :; }
+    host_check() { :; }
+    if [ -f "$sdir/host.sh" ]; then source "$sdir/host.sh"; fi
+    host_start "$out/$name"
+
+    echo "== $name: booting guest (kernel $(cat "$guest/kernel.version"))"
+    ip netns exec "$ns" timeout --kill-after=5 "${RXE_QEMU_TIMEOUT:-300}" \
+        qemu-system-x86_64 -nodefaults -accel tcg,thread=single -m 1G -smp 2 \
+        -display none -monitor none -serial "file:$log" -no-reboot \
+        -kernel "$guest/vmlinuz" -initrd "$guest/initrd.cpio" \
+        -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off" \
+        -drive "file=$guest/rootfs.img,if=virtio,format=raw,snapshot=on,cache=unsafe" \
+        -drive "file=$work/scenario.tar,if=virtio,format=raw,readonly=on" \
+        -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+        -netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
+        -device "virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02,host_mtu=$RXE_LINK_MTU" &
+    qemu_pid=$!
+    local qrc=0
+    wait "$qemu_pid" || qrc=$?
+    qemu_pid=""
+
+    local verdict=pass
+    # isa-debug-exit (guest/rootfs-init): 65 = pass, 67 = fail; 124/137 = timeout; 1 = qemu error.
+    if [ "$qrc" != 65 ] || ! grep -aq '^RXE-RESULT pass' "$log"; then
+        verdict=fail
+        case "$qrc" in
+            65) echo "   guest exit code says pass but no RXE-RESULT pass line";;
+            67) echo "   guest reported failure";;
+            124|137) echo "   guest timed out after ${RXE_QEMU_TIMEOUT:-300}s";;
+            *) echo "   qemu exited $qrc (guest crashed or powered off)";;
+        esac
+    fi
+    grep -a '^RXE-FAIL' "$log" | sed 's/^/   /' || true
+    if ! host_check "$out/$name" "$log"; then verdict=fail; fi
+    local p
+    for p in "${host_pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+    host_pids=()
+    ip netns delete "$ns"; ns=""
+    rm -rf "$work"
+    echo "== $name: $verdict ($((SECONDS - t0)) s; console log $log)"
+    [ "$verdict" = pass ]
+}
+
+failed=0
+passed=0
+for s in "$@"; do
+    if run_one "$s"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+echo "rxe-interop: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,71 @@
+package dev.virtuoso.verbs.conformance;
+
+import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.spi.verbs.IbvMtu;
+
+/**
+ * What a verbs provider gives the conformance suite: two devices ("A" and "B") that can reach each
+ * other, plus optional fault controls. The soft RNIC implements it over its in-process fabric and
+ * over UDP; the DiSNI binding over two ports or hosts.
+ *
+ * <p>Each test opens fresh contexts with {@link #openA()} and {@link #openB()} and closes them at
+ * its end. The fault controls act on the network between them; an environment that cannot emulate
+ * one returns false and the tests that need it are skipped.
+ */
+public interface ConformanceEnvironment extends AutoCloseable {
+
+    /** @return a short name for reports, e.g. {@code soft/fabric} */
+    String name();
+
+    /**
+     * @return a new context on device A (the caller closes it)
+     * @throws Exception if the device cannot be opened
+     */
+    IbvContext openA() throws Exception;
+
+    /**
+     * @return a new context on device B (the caller closes it)
+     * @throws Exception if the device cannot be opened
+     */
+    IbvContext openB() throws Exception;
+
+    /** @return the path MTU QPs between A and B use */
+    default IbvMtu mtu() {
+        return IbvMtu.MTU_4096;
+    }
+
+    /**
+     * Drops packets between A and B at random, in both directions.
+     *
+     * @param probability 0..1; 0 restores a loss-free network
+     * @return false if this environment cannot emulate loss
+     */
+    boolean setLossRate(double probability);
+
+    /**
+     * Makes B vanish for A: nothing sent between them arrives any more. The default closes B's
+     * context, which destroys its QPs (a real RNIC then drops their packets silently).
+     *
+     * @param b the context of device B in use by the test
+     */
+    default void vanish(IbvContext b) {
+        b.close();
+    }
+
+    /** Undoes {@link #vanish} and {@link #setLossRate} for the next test (default: nothing). */
+    default void restore() {
+        setLossRate(0);
+    }
+
+    /**
+     * @return how much longer than nominal a retransmit timeout may take here (hardware rounds
+     *     timeouts up); the suite accepts up to {@code slack x nominal + 250 ms}
+     */
+    default double timeoutSlack() {
+        return 3.0;
+    }
+
+    /** Releases everything the environment made. */
+    @Override
+    void close();
+}

@@ -1,0 +1,159 @@
+package dev.virtuoso.verbs.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.spi.verbs.IbvCompChannel;
+import dev.virtuoso.spi.verbs.IbvCq;
+import dev.virtuoso.spi.verbs.IbvQp;
+import dev.virtuoso.spi.verbs.IbvQpAttr;
+import dev.virtuoso.spi.verbs.IbvQpState;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.spi.verbs.IbvWrOpcode;
+import dev.virtuoso.spi.verbs.VerbsException;
+
+/** Shared receive queues, completion channels, the QP state machine and PSN wrap-around. */
+public abstract class QueueConformance extends ConformanceBase {
+    static final int ALL = TransferConformance.ALL;
+
+    @Test
+    void srqIsConsumedFifoByEveryAttachedQp() throws Exception {
+        IbvSrq srq = rig.own(rig.pdB.createSrq(64, 1));
+        QpPair p1 = rig.connect(new QpSettings(), srq);
+        QpPair p2 = rig.connect(new QpSettings(), srq);
+        int n = 16;
+        int size = rig.mtu() + 5;
+        Mem dst = rig.mem(rig.pdB, n * size, ALL);
+        for (int i = 0; i < n; i++) {
+            srq.postSrqRecv(Rig.recv(i, dst, i * size, size));
+        }
+        Mem src = rig.mem(rig.pdA, size, ALL);
+        for (int i = 0; i < n; i++) {
+            IbvQp from = (i % 3 == 0 ? p2 : p1).a();
+            src.fill((byte) (from == p1.a() ? 1 : 2));
+            // wait for each send so the pattern in src is not overwritten while in flight
+            from.postSend(Rig.wr(i, IbvWrOpcode.SEND_WITH_IMM, src, 0, size, null, 0).immData(i));
+            assertEquals(IbvWcStatus.SUCCESS, Rig.expect(rig.cqA, 1).get(0).status());
+        }
+        List<IbvWc> rc = Rig.expect(rig.cqB, n);
+        Map<Integer, Integer> lastImm = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            IbvWc wc = rc.get(i);
+            assertEquals(IbvWcStatus.SUCCESS, wc.status());
+            assertEquals(i, wc.wrId(), "SRQ must be consumed in posting order");
+            assertTrue(wc.qpNum() == p1.b().qpNum() || wc.qpNum() == p2.b().qpNum());
+            byte expected = (byte) (wc.qpNum() == p1.b().qpNum() ? 1 : 2);
+            assertTrue(dst.all((int) wc.wrId() * size, size, expected),
+                    "receive " + i + " holds another QP's data");
+            Integer prev = lastImm.put(wc.qpNum(), wc.immData());
+            assertTrue(prev == null || prev < wc.immData(), "per-QP order");
+        }
+    }
+
+    @Test
+    void completionChannelFiresOncePerArming() throws Exception {
+        IbvCompChannel ch = rig.own(rig.a.createCompChannel());
+        IbvCq cq = rig.own(rig.a.createCq(64, ch));
+        IbvQp qa = rig.createQp(rig.pdA, cq, null, new QpSettings());
+        IbvQp qb = rig.createQp(rig.pdB, rig.cqB, null, new QpSettings());
+        QpSettings s = new QpSettings();
+        rig.toRts(qa, rig.b, qb.qpNum(), 100, 200, s);
+        rig.toRts(qb, rig.a, qa.qpNum(), 200, 100, s);
+        Mem local = rig.mem(rig.pdA, 64, ALL);
+        Mem remote = rig.mem(rig.pdB, 64, ALL);
+        assertNull(ch.getCqEvent(20, TimeUnit.MILLISECONDS), "event without arming");
+        cq.reqNotifyCq(false);
+        qa.postSend(Rig.wr(1, IbvWrOpcode.RDMA_WRITE, local, 0, 64, remote, 0));
+        assertSame(cq, ch.getCqEvent(5, TimeUnit.SECONDS));
+        cq.ackCqEvents(1);
+        assertEquals(1, Rig.expect(cq, 1).get(0).wrId());
+        // one-shot: a second completion without re-arming fires nothing
+        qa.postSend(Rig.wr(2, IbvWrOpcode.RDMA_WRITE, local, 0, 64, remote, 0));
+        assertEquals(2, Rig.expect(cq, 1).get(0).wrId());
+        assertNull(ch.getCqEvent(50, TimeUnit.MILLISECONDS), "event without re-arming");
+        cq.reqNotifyCq(true);
+        qa.postSend(Rig.wr(3, IbvWrOpcode.RDMA_WRITE, local, 0, 64, remote, 0));
+        assertEquals(3, Rig.expect(cq, 1).get(0).wrId());
+        assertNull(ch.getCqEvent(50, TimeUnit.MILLISECONDS), "solicited-only fired for a WRITE");
+        // an error completion is always solicited
+        qa.postSend(Rig.wr(4, IbvWrOpcode.RDMA_WRITE, local, 0, 64, remote, 0).rkey(12345));
+        assertSame(cq, ch.getCqEvent(5, TimeUnit.SECONDS));
+        cq.ackCqEvents(1);
+        assertEquals(IbvWcStatus.REM_ACCESS_ERR, Rig.expect(cq, 1).get(0).status());
+    }
+
+    @Test
+    void stateMachineRejectsIllegalTransitionsAndMissingAttributes() throws Exception {
+        QpSettings s = new QpSettings();
+        IbvQp qp = rig.createQp(rig.pdA, rig.cqA, null, s);
+        assertEquals(IbvQpState.RESET, qp.state());
+        Mem m = rig.mem(rig.pdA, 64, ALL);
+        VerbsException e = assertThrows(VerbsException.class,
+                () -> qp.postSend(Rig.wr(1, IbvWrOpcode.SEND, m, 0, 8, null, 0)));
+        assertEquals(VerbsException.EINVAL, e.errno());
+        IbvQpAttr rtr = new IbvQpAttr().qpState(IbvQpState.RTR).destQpNum(5);
+        rtr.ahAttr().dgid(rig.b.vnics().get(0).address());
+        e = assertThrows(VerbsException.class, () -> qp.modifyQp(rtr, IbvQpAttr.MASK_RTR));
+        assertEquals(VerbsException.EINVAL, e.errno(), "RESET -> RTR");
+        IbvQpAttr init = new IbvQpAttr().qpState(IbvQpState.INIT).qpAccessFlags(ALL);
+        e = assertThrows(VerbsException.class,
+                () -> qp.modifyQp(init, IbvQpAttr.STATE | IbvQpAttr.ACCESS_FLAGS));
+        assertEquals(VerbsException.EINVAL, e.errno(), "INIT without PORT and PKEY_INDEX");
+        qp.modifyQp(init, IbvQpAttr.MASK_INIT);
+        assertEquals(IbvQpState.INIT, qp.state());
+        e = assertThrows(VerbsException.class,
+                () -> qp.modifyQp(rtr, IbvQpAttr.MASK_RTR & ~IbvQpAttr.AV));
+        assertEquals(VerbsException.EINVAL, e.errno(), "RTR without AV");
+        assertEquals(IbvQpState.INIT, qp.state());
+        rtr.ahAttr().udpPort(rig.b.udpPort());
+        qp.modifyQp(rtr, IbvQpAttr.MASK_RTR);
+        IbvQpAttr rts = new IbvQpAttr().qpState(IbvQpState.RTS).retryCnt(8);
+        e = assertThrows(VerbsException.class, () -> qp.modifyQp(rts, IbvQpAttr.MASK_RTS));
+        assertEquals(VerbsException.EINVAL, e.errno(), "retry_cnt 8");
+        rts.retryCnt(3).timeout(9).sqPsn(0x123456);
+        qp.modifyQp(rts, IbvQpAttr.MASK_RTS);
+        assertEquals(IbvQpState.RTS, qp.state());
+        IbvQpAttr q = new IbvQpAttr();
+        qp.queryQp(q);
+        assertEquals(IbvQpState.RTS, q.qpState());
+        assertEquals(3, q.retryCnt());
+        assertEquals(9, q.timeout());
+        assertEquals(5, q.destQpNum());
+        e = assertThrows(VerbsException.class, () -> qp.modifyQp(
+                new IbvQpAttr().qpState(IbvQpState.RTR), IbvQpAttr.STATE));
+        assertEquals(VerbsException.EINVAL, e.errno(), "RTS -> RTR");
+        qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.ERR), IbvQpAttr.STATE);
+        assertEquals(IbvQpState.ERR, qp.state());
+        qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.RESET), IbvQpAttr.STATE);
+        assertEquals(IbvQpState.RESET, qp.state());
+    }
+
+    @Test
+    void psnsWrapAroundInBothDirections() throws Exception {
+        QpPair p = rig.connect(new QpSettings().psns(0xFFFFF0, 0xFFFFFA));
+        int size = 1 << 20;
+        for (IbvWrOpcode op : new IbvWrOpcode[] {IbvWrOpcode.RDMA_WRITE, IbvWrOpcode.RDMA_READ,
+            IbvWrOpcode.SEND, IbvWrOpcode.RDMA_WRITE_WITH_IMM}) {
+            TransferConformance.transferOnce(rig, p, op, size, op.ordinal());
+        }
+        // and the other way: B is the requester, its PSNs wrap too
+        TransferConformance.Side a = new TransferConformance.Side(p.a(), rig.pdA, rig.cqA);
+        TransferConformance.Side b = new TransferConformance.Side(p.b(), rig.pdB, rig.cqB);
+        for (IbvWrOpcode op : new IbvWrOpcode[] {IbvWrOpcode.RDMA_WRITE, IbvWrOpcode.RDMA_READ,
+            IbvWrOpcode.SEND}) {
+            TransferConformance.transferOnce(rig, b, a, op, size, 10 + op.ordinal());
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.virtuoso.launcher;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.stream.Stream;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.launch.FrameworkFactory;
+
+import dev.virtuoso.features.BundleEntry;
+
+/**
+ * An OSGi framework (Apache Felix, found through {@link FrameworkFactory}) embedded in the
+ * launcher's JVM, with a private bundle cache deleted on {@link #close()}. Not thread-safe: one
+ * owner (the launcher's main thread) installs and closes; a shutdown hook may close concurrently.
+ */
+final class EmbeddedFramework implements AutoCloseable {
+
+    private static final long STOP_TIMEOUT_MILLIS = 10_000;
+
+    private final Framework framework;
+    private final Path storage;
+    private boolean closed;
+
+    private EmbeddedFramework(Framework framework, Path storage) {
+        this.framework = framework;
+        this.storage = storage;
+    }
+
+    /**
+     * Creates and starts a framework.
+     *
+     * @param properties framework properties in addition to the launcher's defaults
+     * @param verbose whether the framework logs warnings and infos (else errors only)
+     * @return the started framework
+     * @throws IOException if no framework implementation is on the class path or it fails to start
+     */
+    static EmbeddedFramework start(Map<String, String> properties, boolean verbose) throws IOException {
+        Path storage = Files.createTempDirectory("virtuoso-osgi-");
+        Map<String, String> config = new HashMap<>();
+        config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
+        config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        config.put("felix.log.level", verbose ? "3" : "1");
+        config.putAll(properties);
+        Iterator<FrameworkFactory> factories = ServiceLoader.load(FrameworkFactory.class).iterator();
+        if (!factories.hasNext()) {
+            deleteTree(storage);
+            throw new IOException("no OSGi framework on the class path (launcher/target/lib is incomplete)");
+        }
+        Framework fw = factories.next().newFramework(config);
+        try {
+            fw.start();
+        } catch (BundleException e) {
+            deleteTree(storage);
+            throw new IOException("the OSGi framework did not start: " + e.getMessage(), e);
+        }
+        return new EmbeddedFramework(fw, storage);
+    }
+
+    /** @return the system bundle's context */
+    BundleContext context() {
+        return framework.getBundleContext();
+    }
+
+    /**
+     * Installs bundles in order, then starts those marked to start, in the same order. Fragments are
+     * installed, not started.
+     *
+     * @param bundles bundles of the features, dependencies first
+     * @param index where their jars are
+     * @return the installed bundles
+     * @throws IOException listing every bundle that is missing, failed to install or to start
+     */
+    List<Bundle> installAndStart(List<BundleEntry> bundles, BundleIndex index) throws IOException {
+        List<String> problems = new ArrayList<>();
+        List<Bundle> installed = new ArrayList<>();
+        List<BundleEntry> toStart = new ArrayList<>();
+        BundleContext ctx = context();
+        for (BundleEntry b : bundles) {
+            Path jar = index.jar(b.location());
+            if (jar == null) {
+                problems.add(b.location() + ": not staged (rebuild: mvn -DskipTests install)");
+                continue;
+            }
+            try (InputStream in = Files.newInputStream(jar)) {
+                Bundle bundle = ctx.installBundle(b.location(), in);
+                installed.add(bundle);
+                if (b.start() && bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                    toStart.add(b);
+                }
+            } catch (BundleException e) {
+                problems.add(b.location() + ": install failed: " + e.getMessage());
+            }
+        }
+        for (BundleEntry b : toStart) {
+            Bundle bundle = ctx.getBundle(b.location());
+            try {
+                bundle.start();
+            } catch (BundleException e) {
+                problems.add(bundle.getSymbolicName() + " (" + b.location() + "): " + e.getMessage());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IOException("the features did not start:\n  " + String.join("\n  ", problems));
+        }
+        return installed;
+    }
+
+    /**
+     * Waits until the framework stops by itself (e.g. the shell's {@code exit}).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    void awaitStop() throws InterruptedException {
+        framework.waitForStop(0);
+    }
+
+    /** @return true once the framework is no longer active */
+    boolean stopped() {
+        return (framework.getState() & (Bundle.ACTIVE | Bundle.STARTING)) == 0;
+    }
+
+    /** Stops the framework (waiting at most 10 s) and deletes its cache. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            framework.stop();
+            FrameworkEvent e = framework.waitForStop(STOP_TIMEOUT_MILLIS);
+            if (e.getType() == FrameworkEvent.WAIT_TIMEDOUT) {
+                System.err.println("virtuoso: the OSGi framework did not stop within 10 s");
+            }
+        } catch (BundleException e) {
+            System.err.println("virtuoso: stopping the OSGi framework failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        deleteTree(storage);
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a leftover temp dir is harmless
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.virtuoso.launcher;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The launcher's own command line: {@code virtuoso [-v|--verbose] [--feature NAME]... SUBCOMMAND [ARGS...]}
+ * or {@code virtuoso help [SUBCOMMAND]}. Everything after the subcommand belongs to it. Immutable.
+ *
+ * @param subcommand the subcommand, or {@code null} when only help was asked
+ * @param args the subcommand's own arguments
+ * @param verbose framework diagnostics and stack traces
+ * @param extraFeatures features to install in addition to the subcommand's
+ */
+public record LauncherArgs(Subcommand subcommand, List<String> args, boolean verbose, List<String> extraFeatures) {
+
+    public LauncherArgs {
+        args = List.copyOf(args);
+        extraFeatures = List.copyOf(extraFeatures);
+    }
+
+    /** @return true if the user asked for the launcher's usage */
+    public boolean helpOnly() {
+        return subcommand == null;
+    }
+
+    /**
+     * Parses a command line.
+     *
+     * @param argv the arguments
+     * @return the parsed form
+     * @throws UsageException for an unknown option or subcommand, or a missing one
+     */
+    public static LauncherArgs parse(String[] argv) throws UsageException {
+        boolean verbose = false;
+        List<String> extra = new ArrayList<>();
+        int i = 0;
+        for (; i < argv.length && argv[i].startsWith("-"); i++) {
+            String a = argv[i];
+            switch (a) {
+                case "-v", "--verbose" -> verbose = true;
+                case "-h", "--help" -> {
+                    return new LauncherArgs(null, List.of(), verbose, extra);
+                }
+                case "--feature" -> {
+                    if (i + 1 >= argv.length || argv[i + 1].isBlank()) {
+                        throw new UsageException("--feature needs a feature name");
+                    }
+                    extra.add(argv[++i]);
+                }
+                default -> {
+                    if (a.startsWith("--feature=") && a.length() > "--feature=".length()) {
+                        extra.add(a.substring("--feature=".length()));
+                    } else {
+                        throw new UsageException("unknown option " + a);
+                    }
+                }
+            }
+        }
+        if (i >= argv.length) {
+            throw new UsageException("a subcommand is needed");
+        }
+        String name = argv[i];
+        List<String> rest = Arrays.asList(argv).subList(i + 1, argv.length);
+        if (name.equals("help")) {
+            if (rest.isEmpty()) {
+                return new LauncherArgs(null, List.of(), verbose, extra);
+            }
+            Subcommand s = Subcommand.byName(rest.get(0))
+                    .orElseThrow(() -> new UsageException("unknown subcommand '" + rest.get(0) + "'"));
+            return new LauncherArgs(s, List.of("--help"), verbose, extra);
+        }
+        Subcommand s = Subcommand.byName(name).orElseThrow(() -> new UsageException("unknown subcommand '" + name + "'"));
+        if (s == Subcommand.SHELL && !rest.isEmpty()) {
+            throw new UsageException("shell takes no arguments (got " + String.join(" ", rest) + ")");
+        }
+        return new LauncherArgs(s, rest, verbose, extra);
+    }
+
+    /** @return the launcher's usage text */
+    public static String usage() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("usage: virtuoso [-v|--verbose] [--feature NAME]... SUBCOMMAND [ARGS...]\n");
+        sb.append("       virtuoso help [SUBCOMMAND]\n\nsubcommands:\n");
+        for (Subcommand s : Subcommand.values()) {
+            sb.append(String.format("  %-7s %s%n", s.cliName(), s.summary()));
+        }
+        sb.append("\n`virtuoso SUBCOMMAND --help` shows a subcommand's options.\n");
+        return sb.toString();
+    }
+}

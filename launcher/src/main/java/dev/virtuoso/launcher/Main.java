@@ -1,0 +1,167 @@
+package dev.virtuoso.launcher;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.osgi.framework.Bundle;
+
+import dev.virtuoso.features.BundleEntry;
+import dev.virtuoso.features.FeatureRepository;
+import dev.virtuoso.features.FeaturesException;
+
+/**
+ * Entry point of the {@code virtuoso} command: parses the launcher's arguments, boots an embedded
+ * OSGi framework with the features the subcommand needs, runs the subcommand's Gogo function (or
+ * the interactive shell) and stops the framework. Exit status: 0 success, 1 failure, 2 bad usage.
+ */
+public final class Main {
+
+    /** Exit status of a successful run. */
+    public static final int OK = 0;
+    /** Exit status when the subcommand or the runtime failed. */
+    public static final int FAILED = 1;
+    /** Exit status for a wrong command line. */
+    public static final int USAGE = 2;
+
+    /** How long the launcher waits for the subcommand's service after the bundles started. */
+    private static final long COMMAND_WAIT_MILLIS = 15_000;
+
+    private Main() {
+    }
+
+    /**
+     * Runs the command and exits the JVM with its status.
+     *
+     * @param argv command line
+     */
+    public static void main(String[] argv) {
+        System.exit(run(argv, System.out, System.err));
+    }
+
+    /**
+     * Runs the command.
+     *
+     * @param argv command line
+     * @param out where usage goes when asked for
+     * @param err where errors go
+     * @return the exit status
+     */
+    public static int run(String[] argv, PrintStream out, PrintStream err) {
+        LauncherArgs args;
+        try {
+            args = LauncherArgs.parse(argv);
+        } catch (UsageException e) {
+            err.println("virtuoso: " + e.getMessage());
+            err.print(LauncherArgs.usage());
+            return USAGE;
+        }
+        if (args.helpOnly()) {
+            out.print(LauncherArgs.usage());
+            return OK;
+        }
+        String name = "virtuoso " + args.subcommand().cliName();
+        List<BundleEntry> bundles;
+        BundleIndex index;
+        try {
+            index = BundleIndex.read(bundlesDir());
+            FeatureRepository repo = FeaturesLoader.load();
+            List<String> features = new ArrayList<>(args.subcommand().features());
+            features.addAll(args.extraFeatures());
+            bundles = repo.bundlesFor(features);
+        } catch (FeaturesException e) {
+            err.println(name + ": " + String.join("; ", e.problems()));
+            return USAGE;
+        } catch (IOException e) {
+            err.println(name + ": " + e.getMessage());
+            return FAILED;
+        }
+        return boot(args, name, bundles, index, err);
+    }
+
+    private static int boot(LauncherArgs args, String name, List<BundleEntry> bundles, BundleIndex index,
+            PrintStream err) {
+        Map<String, String> props = new HashMap<>();
+        props.put("virtuoso.home", System.getProperty("virtuoso.home", Path.of("").toAbsolutePath().toString()));
+        EmbeddedFramework fw;
+        try {
+            fw = EmbeddedFramework.start(props, args.verbose());
+        } catch (IOException e) {
+            err.println(name + ": " + e.getMessage());
+            return FAILED;
+        }
+        Thread hook = new Thread(fw::close, "virtuoso-launcher-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            List<Bundle> installed = fw.installAndStart(bundles, index);
+            if (args.verbose()) {
+                for (Bundle b : installed) {
+                    err.println("[launcher] " + b.getSymbolicName() + " " + b.getVersion() + " state " + b.getState());
+                }
+            }
+            if (args.subcommand().function() == null) {
+                fw.awaitStop();
+                return OK;
+            }
+            Object result = CommandInvoker.invoke(fw.context(), Subcommand.SCOPE, args.subcommand().function(),
+                    args.args().toArray(String[]::new), COMMAND_WAIT_MILLIS);
+            return result instanceof Integer code ? code : OK;
+        } catch (CommandInvoker.CommandFailed e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IllegalArgumentException) {
+                err.println(name + ": " + cause.getMessage());
+                err.println("try `" + name + " --help`");
+                return USAGE;
+            }
+            err.println(name + ": error: " + describe(cause));
+            if (args.verbose()) {
+                cause.printStackTrace(err);
+            }
+            return FAILED;
+        } catch (IOException | IllegalStateException e) {
+            err.println(name + ": " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println(name + ": interrupted");
+            return FAILED;
+        } finally {
+            fw.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is already shutting down; the hook runs close() again, which is idempotent
+            }
+        }
+    }
+
+    /** @return the message and the messages of the causes, without stack traces */
+    static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder(t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName());
+        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c.getMessage() != null && !sb.toString().contains(c.getMessage())) {
+                sb.append(": ").append(c.getMessage());
+            }
+        }
+        return sb.toString();
+    }
+
+    /** @return the staged bundle directory: {@code virtuoso.bundles}, else {@code bundles/} beside the launcher jar */
+    static Path bundlesDir() throws IOException {
+        String override = System.getProperty("virtuoso.bundles");
+        if (override != null) {
+            return Path.of(override);
+        }
+        try {
+            Path code = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return code.getParent().resolve("bundles");
+        } catch (URISyntaxException | SecurityException | NullPointerException e) {
+            throw new IOException("cannot locate the launcher jar; set -Dvirtuoso.bundles=DIR", e);
+        }
+    }
+}

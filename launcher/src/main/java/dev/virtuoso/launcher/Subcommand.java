@@ -1,0 +1,67 @@
+package dev.virtuoso.launcher;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The launcher's subcommands: which features each one installs and which Gogo function (scope
+ * {@value #SCOPE}) of the virtuoso-commands bundle runs it. {@link #SHELL} runs no function: it
+ * leaves the interactive Gogo shell in charge until the user exits it.
+ */
+public enum Subcommand {
+    DEMO("demo", "demo", List.of("virtuoso-soft", "virtuoso-policies", "virtuoso-commands"),
+            "two endpoints over the in-process fabric, 4 rate-limited paths: MP_WRITE and MP_SEND, "
+                    + "a policy swap, every byte verified, a summary table and a PNG chart in results/"),
+    BENCH("bench", "bench", List.of("virtuoso-soft", "virtuoso-disni", "virtuoso-policies", "virtuoso-commands"),
+            "perftest-style bandwidth test: run `virtuoso bench [opts]` as server, "
+                    + "`virtuoso bench [opts] HOST` as client"),
+    SHELL("shell", null, List.of("virtuoso", "virtuoso-disni"),
+            "interactive Gogo shell with the virtuoso:* commands (type `help`, `exit` to leave)"),
+    PATHS("paths", "vnics", List.of("virtuoso-soft", "virtuoso-disni", "virtuoso-commands"),
+            "list the RDMA devices and vNICs (addresses usable as paths) of every verbs provider");
+
+    /** Gogo scope of the commands the launcher calls. */
+    public static final String SCOPE = "virtuoso";
+
+    private final String cliName;
+    private final String function;
+    private final List<String> features;
+    private final String summary;
+
+    Subcommand(String cliName, String function, List<String> features, String summary) {
+        this.cliName = cliName;
+        this.function = function;
+        this.features = features;
+        this.summary = summary;
+    }
+
+    /** @return the name typed after {@code virtuoso} */
+    public String cliName() {
+        return cliName;
+    }
+
+    /** @return the Gogo function in scope {@value #SCOPE}, or {@code null} for the shell */
+    public String function() {
+        return function;
+    }
+
+    /** @return features to install, in order */
+    public List<String> features() {
+        return features;
+    }
+
+    /** @return one-line description for the usage text */
+    public String summary() {
+        return summary;
+    }
+
+    /** @param name a typed name @return the subcommand of that name, if any */
+    public static Optional<Subcommand> byName(String name) {
+        for (Subcommand s : values()) {
+            if (s.cliName.equals(name)) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
+    }
+}

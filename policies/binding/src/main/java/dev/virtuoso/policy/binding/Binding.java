@@ -1,0 +1,39 @@
+package dev.virtuoso.policy.binding;
+
+import java.util.Dictionary;
+
+/**
+ * A parsed {@link BindingConfig}.
+ *
+ * @param pid the configuration's PID (orders {@code *} bindings deterministically)
+ * @param connection connection identifier or {@code *}
+ * @param loadBalancer policy name, empty for "leave as is"
+ * @param congestionAvoidance policy name, empty for "leave as is"
+ */
+record Binding(String pid, String connection, String loadBalancer, String congestionAvoidance) {
+    static final String ANY = "*";
+
+    static Binding parse(String pid, Dictionary<String, ?> props) {
+        return new Binding(pid, text(props, "connection", ANY), text(props, "loadBalancer", ""),
+                text(props, "congestionAvoidance", ""));
+    }
+
+    boolean wildcard() {
+        return ANY.equals(connection);
+    }
+
+    private static String text(Dictionary<String, ?> props, String key, String dflt) {
+        Object v = props.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof String[] a) {
+            if (a.length != 1) {
+                throw new IllegalArgumentException(key + " must be a single value");
+            }
+            v = a[0];
+        }
+        String s = v.toString().trim();
+        return s.isEmpty() ? dflt : s;
+    }
+}

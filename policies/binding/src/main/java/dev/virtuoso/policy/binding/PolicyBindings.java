@@ -1,0 +1,276 @@
+package dev.virtuoso.policy.binding;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Dictionary;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.osgi.framework.Constants;
+import org.osgi.service.cm.ConfigurationException;
+import org.osgi.service.cm.ManagedServiceFactory;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
+import dev.virtuoso.spi.policy.LoadBalancerPolicy;
+
+/**
+ * Chooses live connections' policies from ConfigAdmin and from Gogo.
+ *
+ * <p>ConfigAdmin: factory configurations of PID {@value #FACTORY_PID} ({@link BindingConfig}). The
+ * binding of a connection is the configuration naming its identifier, else the {@code *}
+ * configuration with the smallest PID. It is applied with
+ * {@link MultipathConnection#setLoadBalancer} / {@link MultipathConnection#setCongestionAvoidance}
+ * (the core swaps at the next chunk boundary) when a configuration is created or updated, when a
+ * connection service appears, and, for connections whose last attempt named a policy not yet
+ * registered, when a policy service appears. Deleting a configuration leaves the connections' policies
+ * as they are.
+ *
+ * <p>Gogo, scope {@code virtuoso}: {@code lb <connection> [name]}, {@code cc <connection> [name]}
+ * show or switch one connection's policy now; {@code policies} lists the registered policies, the
+ * bindings and the connections whose binding could not be applied.
+ */
+@Component(service = ManagedServiceFactory.class, property = {Constants.SERVICE_PID + "=" + PolicyBindings.FACTORY_PID,
+    "osgi.command.scope=virtuoso", "osgi.command.function=lb", "osgi.command.function=cc",
+    "osgi.command.function=policies"})
+public final class PolicyBindings implements ManagedServiceFactory {
+    /** Factory PID of the bindings. */
+    public static final String FACTORY_PID = "dev.virtuoso.policy.binding";
+
+    private final Map<String, Binding> bindings = new TreeMap<>();
+    private final Map<String, MultipathConnection> connections = new TreeMap<>();
+    private final Map<String, String> problems = new TreeMap<>();
+    private final List<String> loadBalancers = new ArrayList<>();
+    private final List<String> congestionAvoidances = new ArrayList<>();
+
+    @Override
+    public String getName() {
+        return "Virtuoso policy bindings";
+    }
+
+    @Override
+    public void updated(String pid, Dictionary<String, ?> properties) throws ConfigurationException {
+        Binding b;
+        try {
+            b = Binding.parse(pid, properties);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(null, e.getMessage(), e);
+        }
+        synchronized (this) {
+            bindings.put(pid, b);
+            for (MultipathConnection c : connections.values()) {
+                apply(c);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void deleted(String pid) {
+        bindings.remove(pid);
+    }
+
+    /** @param c a connection that appeared */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    synchronized void addConnection(MultipathConnection c) {
+        connections.put(c.id(), c);
+        apply(c);
+    }
+
+    synchronized void removeConnection(MultipathConnection c) {
+        connections.remove(c.id());
+        problems.remove(c.id());
+    }
+
+    /** @param props a load-balancing policy's service properties */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            service = LoadBalancerPolicy.class)
+    synchronized void addLoadBalancer(Map<String, Object> props) {
+        loadBalancers.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+        retryProblems();
+    }
+
+    synchronized void removeLoadBalancer(Map<String, Object> props) {
+        loadBalancers.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+    }
+
+    /** @param props a congestion-avoidance policy's service properties */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            service = CongestionAvoidancePolicy.class)
+    synchronized void addCongestionAvoidance(Map<String, Object> props) {
+        congestionAvoidances.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+        retryProblems();
+    }
+
+    synchronized void removeCongestionAvoidance(Map<String, Object> props) {
+        congestionAvoidances.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+    }
+
+    private void retryProblems() {
+        for (String id : new ArrayList<>(problems.keySet())) {
+            MultipathConnection c = connections.get(id);
+            if (c != null) {
+                apply(c);
+            }
+        }
+    }
+
+    /** The binding of a connection: its own, else the first {@code *} one. */
+    private Binding bindingOf(String connectionId) {
+        Binding any = null;
+        for (Binding b : bindings.values()) {
+            if (b.connection().equals(connectionId)) {
+                return b;
+            }
+            if (any == null && b.wildcard()) {
+                any = b;
+            }
+        }
+        return any;
+    }
+
+    private void apply(MultipathConnection c) {
+        Binding b = bindingOf(c.id());
+        if (b == null) {
+            problems.remove(c.id());
+            return;
+        }
+        StringBuilder failed = new StringBuilder();
+        if (!b.loadBalancer().isEmpty() && !b.loadBalancer().equals(c.loadBalancer())) {
+            try {
+                c.setLoadBalancer(b.loadBalancer());
+            } catch (VirtuosoException | RuntimeException e) {
+                failed.append("load balancer ").append(b.loadBalancer()).append(": ").append(e.getMessage());
+            }
+        }
+        if (!b.congestionAvoidance().isEmpty() && !b.congestionAvoidance().equals(c.congestionAvoidance())) {
+            try {
+                c.setCongestionAvoidance(b.congestionAvoidance());
+            } catch (VirtuosoException | RuntimeException e) {
+                failed.append(failed.length() > 0 ? "; " : "").append("congestion avoidance ")
+                        .append(b.congestionAvoidance()).append(": ").append(e.getMessage());
+            }
+        }
+        if (failed.length() > 0) {
+            problems.put(c.id(), "binding " + b.pid() + ": " + failed);
+        } else {
+            problems.remove(c.id());
+        }
+    }
+
+    // ---- Gogo ----
+
+    /**
+     * Gogo {@code virtuoso:lb <connection>}.
+     *
+     * @param connectionId connection identifier
+     * @return the load-balancing policy in use
+     */
+    public synchronized String lb(String connectionId) {
+        MultipathConnection c = connections.get(connectionId);
+        return c == null ? unknown(connectionId) : "connection " + connectionId + " load balancer " + c.loadBalancer();
+    }
+
+    /**
+     * Gogo {@code virtuoso:lb <connection> <name>}: switches at the next chunk boundary.
+     *
+     * @param connectionId connection identifier
+     * @param name policy name
+     * @return what was done
+     */
+    public synchronized String lb(String connectionId, String name) {
+        MultipathConnection c = connections.get(connectionId);
+        if (c == null) {
+            return unknown(connectionId);
+        }
+        try {
+            c.setLoadBalancer(name);
+            return "connection " + connectionId + " load balancer -> " + name;
+        } catch (VirtuosoException e) {
+            return "connection " + connectionId + ": " + e.getMessage();
+        }
+    }
+
+    /**
+     * Gogo {@code virtuoso:cc <connection>}.
+     *
+     * @param connectionId connection identifier
+     * @return the congestion-avoidance policy in use
+     */
+    public synchronized String cc(String connectionId) {
+        MultipathConnection c = connections.get(connectionId);
+        return c == null ? unknown(connectionId)
+                : "connection " + connectionId + " congestion avoidance " + c.congestionAvoidance();
+    }
+
+    /**
+     * Gogo {@code virtuoso:cc <connection> <name>}: switches at the next chunk boundary.
+     *
+     * @param connectionId connection identifier
+     * @param name policy name
+     * @return what was done
+     */
+    public synchronized String cc(String connectionId, String name) {
+        MultipathConnection c = connections.get(connectionId);
+        if (c == null) {
+            return unknown(connectionId);
+        }
+        try {
+            c.setCongestionAvoidance(name);
+            return "connection " + connectionId + " congestion avoidance -> " + name;
+        } catch (VirtuosoException e) {
+            return "connection " + connectionId + ": " + e.getMessage();
+        }
+    }
+
+    /**
+     * Gogo {@code virtuoso:policies}.
+     *
+     * @return registered policies, bindings, connections and problems
+     */
+    public synchronized String policies() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("load balancers: ").append(names(loadBalancers, ConnectOptions.BUILTIN_ROUND_ROBIN)).append('\n');
+        sb.append("congestion avoidance: ").append(names(congestionAvoidances, ConnectOptions.BUILTIN_FIXED_CHUNK))
+                .append('\n');
+        for (Binding b : bindings.values()) {
+            sb.append("binding ").append(b.pid()).append(": connection ").append(b.connection()).append(" lb=")
+                    .append(b.loadBalancer().isEmpty() ? "-" : b.loadBalancer()).append(" cc=")
+                    .append(b.congestionAvoidance().isEmpty() ? "-" : b.congestionAvoidance()).append('\n');
+        }
+        for (MultipathConnection c : connections.values()) {
+            sb.append("connection ").append(c.id()).append(": lb=").append(c.loadBalancer()).append(" cc=")
+                    .append(c.congestionAvoidance());
+            String p = problems.get(c.id());
+            if (p != null) {
+                sb.append(" NOT APPLIED ").append(p);
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String names(List<String> registered, String builtin) {
+        List<String> all = new ArrayList<>(registered);
+        all.add(builtin);
+        Collections.sort(all);
+        return String.join(", ", new LinkedHashSet<>(all));
+    }
+
+    private static String unknown(String connectionId) {
+        return "no connection " + connectionId;
+    }
+
+    /** @return copy of the problems by connection id (for tests) */
+    synchronized Map<String, String> problems() {
+        return new HashMap<>(problems);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.virtuoso.policy.binding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.osgi.service.cm.ConfigurationException;
+
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.spi.policy.LoadBalancerPolicy;
+
+class PolicyBindingsTest {
+
+    /** A connection that knows a set of policy names, as the core does from the registered services. */
+    static final class Conn {
+        final String id;
+        final Set<String> known;
+        String lb = "builtin-roundrobin";
+        String cc = "builtin-fixed";
+        final List<String> calls = new ArrayList<>();
+        final MultipathConnection proxy;
+
+        Conn(String id, Set<String> known) {
+            this.id = id;
+            this.known = known;
+            this.proxy = (MultipathConnection) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {MultipathConnection.class}, (p, m, args) -> switch (m.getName()) {
+                        case "id" -> id;
+                        case "loadBalancer" -> lb;
+                        case "congestionAvoidance" -> cc;
+                        case "setLoadBalancer" -> {
+                            calls.add("lb=" + args[0]);
+                            check((String) args[0]);
+                            lb = (String) args[0];
+                            yield null;
+                        }
+                        case "setCongestionAvoidance" -> {
+                            calls.add("cc=" + args[0]);
+                            check((String) args[0]);
+                            cc = (String) args[0];
+                            yield null;
+                        }
+                        default -> throw new UnsupportedOperationException(m.getName());
+                    });
+        }
+
+        private void check(String name) throws VirtuosoException {
+            if (!known.contains(name)) {
+                throw new VirtuosoException(VirtuosoException.Reason.UNKNOWN_POLICY, "no policy " + name);
+            }
+        }
+    }
+
+    private static Hashtable<String, Object> config(String connection, String lb, String cc) {
+        Hashtable<String, Object> d = new Hashtable<>();
+        d.put("connection", connection);
+        d.put("loadBalancer", lb);
+        d.put("congestionAvoidance", cc);
+        return d;
+    }
+
+    private static Map<String, Object> policy(String name) {
+        return Map.of(LoadBalancerPolicy.NAME_PROPERTY, name);
+    }
+
+    @Test
+    void exactBindingBeatsWildcardAndAppliesToNewConnections() throws Exception {
+        PolicyBindings b = new PolicyBindings();
+        Set<String> known = new java.util.HashSet<>(Set.of("lb-adaptive", "lb-single", "cc-chunkprobe", "cc-fixed"));
+        Conn c1 = new Conn("c1", known);
+        Conn c2 = new Conn("c2", known);
+        b.addConnection(c1.proxy);
+        b.updated("pid.b", config("*", "lb-adaptive", "cc-fixed"));
+        assertEquals("lb-adaptive", c1.lb);
+        assertEquals("cc-fixed", c1.cc);
+        b.updated("pid.a", config("c2", "lb-single", ""));
+        b.addConnection(c2.proxy);
+        assertEquals("lb-single", c2.lb, "its own binding");
+        assertEquals("builtin-fixed", c2.cc, "empty = leave as is");
+        b.updated("pid.b", config("*", "lb-adaptive", "cc-chunkprobe"));
+        assertEquals("cc-chunkprobe", c1.cc, "updates reach live connections");
+        assertEquals("builtin-fixed", c2.cc);
+        int calls = c1.calls.size();
+        b.updated("pid.b", config("*", "lb-adaptive", "cc-chunkprobe"));
+        assertEquals(calls, c1.calls.size(), "nothing to do: no swap");
+        b.deleted("pid.a");
+        b.updated("pid.b", config("*", "lb-adaptive", "cc-chunkprobe"));
+        assertEquals("lb-adaptive", c2.lb, "the wildcard now covers c2");
+    }
+
+    @Test
+    void unknownPolicyIsRetriedWhenItsServiceAppears() throws Exception {
+        PolicyBindings b = new PolicyBindings();
+        Set<String> known = new java.util.HashSet<>(Set.of("cc-fixed"));
+        Conn c = new Conn("c", known);
+        b.addConnection(c.proxy);
+        b.updated("pid", config("c", "lb-proportional", ""));
+        assertEquals("builtin-roundrobin", c.lb);
+        assertTrue(b.problems().get("c").contains("lb-proportional"));
+        assertTrue(b.policies().contains("NOT APPLIED"));
+        known.add("lb-proportional");
+        b.addLoadBalancer(policy("lb-proportional"));
+        assertEquals("lb-proportional", c.lb, "applied when the policy registers");
+        assertFalse(b.problems().containsKey("c"));
+        assertTrue(b.policies().startsWith("load balancers: builtin-roundrobin, lb-proportional"), b.policies());
+        b.removeLoadBalancer(policy("lb-proportional"));
+        assertFalse(b.policies().contains("lb-proportional,"));
+    }
+
+    @Test
+    void gogoCommands() {
+        PolicyBindings b = new PolicyBindings();
+        Conn c = new Conn("c9", Set.of("lb-adaptive"));
+        b.addConnection(c.proxy);
+        assertEquals("connection c9 load balancer builtin-roundrobin", b.lb("c9"));
+        assertEquals("connection c9 load balancer -> lb-adaptive", b.lb("c9", "lb-adaptive"));
+        assertEquals("lb-adaptive", c.lb);
+        assertTrue(b.cc("c9", "cc-nope").contains("no policy cc-nope"));
+        assertEquals("connection c9 congestion avoidance builtin-fixed", b.cc("c9"));
+        assertEquals("no connection zz", b.lb("zz", "lb-adaptive"));
+        b.removeConnection(c.proxy);
+        assertEquals("no connection c9", b.cc("c9"));
+    }
+
+    @Test
+    void malformedConfigurationIsRejected() {
+        PolicyBindings b = new PolicyBindings();
+        Hashtable<String, Object> d = config("c", "lb-adaptive", "");
+        d.put("connection", new String[] {"a", "b"});
+        assertThrows(ConfigurationException.class, () -> b.updated("pid", d));
+    }
+}

@@ -1,0 +1,33 @@
+package dev.virtuoso.policy.cc.chunkprobe;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * Defaults of {@value ChunkProbePolicy#NAME} (ConfigAdmin PID {@value ChunkProbePolicy#PID}); a
+ * connection overrides them with the policy properties {@code cc-chunkprobe.<name>}.
+ */
+@ObjectClassDefinition(name = "Virtuoso cc-chunkprobe policy",
+        description = "The paper's lossy-network chunk probe: binary increase, back on RETRY_EXC_ERR, then linear.")
+public @interface ChunkProbeConfig {
+
+    @AttributeDefinition(description = "Chunk size each path starts probing from.", min = "1")
+    long initialChunkBytes() default 65536;
+
+    @AttributeDefinition(description = "Chunks never get smaller than this.", min = "1")
+    long minChunkBytes() default 4096;
+
+    @AttributeDefinition(description = "Chunks never get larger than this.", min = "1")
+    long maxChunkBytes() default 64L * 1024 * 1024;
+
+    @AttributeDefinition(description = "Step of the linear increase after the first loss.", min = "1")
+    long linearStepBytes() default 65536;
+
+    @AttributeDefinition(description = "Chunks outstanding per path, posted in turns as completions arrive.",
+            min = "1")
+    int window() default 2;
+
+    @AttributeDefinition(description = "Once the threshold is found, try one linear step up again after this"
+            + " many successful chunks at it; 0 = never (the paper).", min = "0")
+    long reprobeAfterChunks() default 0;
+}

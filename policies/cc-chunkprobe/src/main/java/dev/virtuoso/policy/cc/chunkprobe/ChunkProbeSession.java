@@ -1,0 +1,208 @@
+package dev.virtuoso.policy.cc.chunkprobe;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import dev.virtuoso.policy.cc.chunkprobe.api.ChunkSizeStats;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+import dev.virtuoso.spi.policy.CongestionAvoidanceSession;
+import dev.virtuoso.spi.policy.PathStateView;
+
+/**
+ * One connection's {@value ChunkProbePolicy#NAME} state, per path:
+ * <ul>
+ * <li>BINARY: start at {@code initialChunkBytes}; each success of a chunk of the current size
+ * doubles it.</li>
+ * <li>On RETRY_EXCEEDED of a chunk larger than the largest proven size: back to that proven size
+ * (the previous one), then LINEAR: each success of a current-size chunk adds
+ * {@code linearStepBytes}.</li>
+ * <li>A second such loss: back to the proven size, STEADY (threshold found); optionally a linear
+ * step is tried again after {@code reprobeAfterChunks} successes.</li>
+ * <li>RETRY_EXCEEDED of a chunk no larger than the proven size (conditions got worse): halve and
+ * go LINEAR. Other outcomes (FLUSHED after a QP failure, RNR, errors) say nothing about size.</li>
+ * </ul>
+ * Chunks smaller than the current size (message tails) prove nothing. {@code window} chunks may be
+ * outstanding per path; the core posts the next as completions arrive (the paper's WRs "posted in
+ * turns followed by success CQEs").
+ */
+final class ChunkProbeSession implements CongestionAvoidanceSession {
+    static final int BINARY = 0;
+    static final int LINEAR = 1;
+    static final int STEADY = 2;
+    private static final String[] PHASES = {"BINARY", "LINEAR", "STEADY"};
+
+    private static final int F_CURRENT = 0;
+    private static final int F_SAFE = 1;
+    private static final int F_MAX = 2;
+    private static final int F_SUM = 3;
+    private static final int F_DONE = 4;
+    private static final int F_LOSSES = 5;
+    private static final int F_PHASE = 6;
+    private static final int FIELDS = 7;
+
+    private final String connectionId;
+    private final PathStateView paths;
+    private final ChunkProbeSettings s;
+    private final Set<ChunkProbeSession> registry;
+    private long[] size = new long[0];
+    private long[] safe = new long[0];
+    private int[] phase = new int[0];
+    private long[] steadyRun = new long[0];
+    private long[] maxDone = new long[0];
+    private long[] sumDone = new long[0];
+    private long[] done = new long[0];
+    private long[] losses = new long[0];
+    /** Copy of the statistics for other threads; replaced (never resized) when paths are added. */
+    private volatile AtomicLongArray published = new AtomicLongArray(0);
+
+    /**
+     * @param registry the policy's live sessions: this one is added now and removed on close
+     */
+    ChunkProbeSession(String connectionId, PathStateView paths, ChunkProbeSettings settings,
+            Set<ChunkProbeSession> registry) {
+        this.connectionId = connectionId;
+        this.paths = paths;
+        this.s = settings;
+        this.registry = registry;
+        fit();
+        registry.add(this);
+    }
+
+    String connectionId() {
+        return connectionId;
+    }
+
+    @Override
+    public long maxChunkBytes(int path) {
+        if (path >= size.length) {
+            fit();
+        }
+        return path < size.length ? size[path] : s.initialChunkBytes();
+    }
+
+    @Override
+    public int maxOutstandingChunks(int path) {
+        return s.window();
+    }
+
+    @Override
+    public void onChunkComplete(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
+        if (path >= size.length) {
+            fit();
+        }
+        if (path < 0 || path >= size.length) {
+            return;
+        }
+        if (outcome == ChunkOutcome.SUCCESS) {
+            succeeded(path, bytes);
+        } else if (outcome == ChunkOutcome.RETRY_EXCEEDED) {
+            lost(path, bytes);
+        } else {
+            return;
+        }
+        publish(path);
+    }
+
+    private void succeeded(int p, long bytes) {
+        done[p]++;
+        sumDone[p] += bytes;
+        maxDone[p] = Math.max(maxDone[p], bytes);
+        if (bytes < size[p]) {
+            return; // a tail chunk proves nothing about the current size
+        }
+        safe[p] = Math.max(safe[p], size[p]);
+        switch (phase[p]) {
+            case BINARY -> size[p] = Math.min(s.maxChunkBytes(), size[p] * 2);
+            case LINEAR -> size[p] = Math.min(s.maxChunkBytes(), size[p] + s.linearStepBytes());
+            default -> {
+                if (s.reprobeAfterChunks() > 0 && ++steadyRun[p] >= s.reprobeAfterChunks()) {
+                    steadyRun[p] = 0;
+                    phase[p] = LINEAR;
+                    size[p] = Math.min(s.maxChunkBytes(), size[p] + s.linearStepBytes());
+                }
+            }
+        }
+    }
+
+    private void lost(int p, long bytes) {
+        losses[p]++;
+        steadyRun[p] = 0;
+        if (safe[p] == 0) {
+            // nothing proven yet: halve and keep doubling from there
+            size[p] = Math.max(s.minChunkBytes(), Math.min(size[p], bytes / 2));
+        } else if (bytes > safe[p]) {
+            size[p] = safe[p];
+            phase[p] = phase[p] == BINARY ? LINEAR : STEADY;
+        } else {
+            size[p] = Math.max(s.minChunkBytes(), bytes / 2);
+            safe[p] = size[p];
+            phase[p] = LINEAR;
+        }
+    }
+
+    @Override
+    public void onPathsChanged() {
+        fit();
+    }
+
+    @Override
+    public void close() {
+        registry.remove(this);
+    }
+
+    /** @return the session's per-path statistics (any thread) */
+    List<ChunkSizeStats> statistics() {
+        AtomicLongArray a = published;
+        int n = a.length() / FIELDS;
+        List<ChunkSizeStats> out = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            int b = p * FIELDS;
+            long count = a.getAcquire(b + F_DONE);
+            out.add(new ChunkSizeStats(p, PHASES[(int) a.getAcquire(b + F_PHASE)], a.getAcquire(b + F_CURRENT),
+                    a.getAcquire(b + F_SAFE), a.getAcquire(b + F_MAX),
+                    count == 0 ? 0 : a.getAcquire(b + F_SUM) / count, count, a.getAcquire(b + F_LOSSES)));
+        }
+        return out;
+    }
+
+    /** @return the phase of a path (for tests) */
+    int phase(int path) {
+        return phase[path];
+    }
+
+    private void publish(int p) {
+        AtomicLongArray a = published;
+        int b = p * FIELDS;
+        a.setRelease(b + F_CURRENT, size[p]);
+        a.setRelease(b + F_SAFE, safe[p]);
+        a.setRelease(b + F_MAX, maxDone[p]);
+        a.setRelease(b + F_SUM, sumDone[p]);
+        a.setRelease(b + F_DONE, done[p]);
+        a.setRelease(b + F_LOSSES, losses[p]);
+        a.setRelease(b + F_PHASE, phase[p]);
+    }
+
+    private void fit() {
+        int n = paths.pathCount();
+        int old = size.length;
+        if (n <= old) {
+            return;
+        }
+        size = Arrays.copyOf(size, n);
+        Arrays.fill(size, old, n, s.initialChunkBytes());
+        safe = Arrays.copyOf(safe, n);
+        phase = Arrays.copyOf(phase, n);
+        steadyRun = Arrays.copyOf(steadyRun, n);
+        maxDone = Arrays.copyOf(maxDone, n);
+        sumDone = Arrays.copyOf(sumDone, n);
+        done = Arrays.copyOf(done, n);
+        losses = Arrays.copyOf(losses, n);
+        published = new AtomicLongArray(n * FIELDS);
+        for (int p = 0; p < n; p++) {
+            publish(p);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.virtuoso.policy.lb.proportional;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.Designate;
+
+import dev.virtuoso.spi.policy.LoadBalancerPolicy;
+import dev.virtuoso.spi.policy.LoadBalancerSession;
+import dev.virtuoso.spi.policy.PathStateView;
+import dev.virtuoso.spi.policy.PolicyContext;
+
+/**
+ * {@value #NAME}: the paper's load balancer. Each message is pre-allocated to the paths in
+ * proportion to their probed capacity (equation 1: data_i / cap_i equal for every path, the data_i
+ * summing to the message), then chunks are posted round-robin over the paths that still have
+ * allocation. Paths without a probe use their estimated rate; with neither known anywhere the
+ * split is equal.
+ */
+@Component(service = LoadBalancerPolicy.class, configurationPid = ProportionalPolicy.PID,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        property = LoadBalancerPolicy.NAME_PROPERTY + "=" + ProportionalPolicy.NAME)
+@Designate(ocd = ProportionalConfig.class)
+public final class ProportionalPolicy implements LoadBalancerPolicy {
+    /** The policy's name. */
+    public static final String NAME = "lb-proportional";
+    /** ConfigAdmin PID of the defaults. */
+    public static final String PID = "dev.virtuoso.policy.lb.proportional";
+
+    private volatile int defaultMinRelativePercent;
+
+    /** @param config configured defaults */
+    @Activate
+    @Modified
+    void configure(ProportionalConfig config) {
+        defaultMinRelativePercent = percent(config.minRelativeCapacityPercent());
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public LoadBalancerSession newSession(PolicyContext context, PathStateView paths) {
+        int minPercent = percent(context.longProperty(NAME + ".minRelativeCapacityPercent", defaultMinRelativePercent));
+        return new ProportionalSession(paths, minPercent / 100.0);
+    }
+
+    private static int percent(long v) {
+        if (v < 0 || v > 100) {
+            throw new IllegalArgumentException(NAME + ".minRelativeCapacityPercent must be 0..100: " + v);
+        }
+        return (int) v;
+    }
+}

@@ -1,0 +1,167 @@
+package dev.virtuoso.policy.lb.proportional;
+
+import java.util.Arrays;
+
+import dev.virtuoso.spi.policy.ChunkOutcome;
+import dev.virtuoso.spi.policy.ChunkPlacement;
+import dev.virtuoso.spi.policy.LoadBalancerSession;
+import dev.virtuoso.spi.policy.PathStateView;
+
+/**
+ * One connection's {@value ProportionalPolicy#NAME} state: the bytes of the current message still
+ * allocated to each path, and the round-robin cursor.
+ *
+ * <p>What a chunk actually carried is learnt from the drop in {@code remainingBytes} between two
+ * {@link #place} calls of the same message (the core bounds chunks by congestion avoidance too),
+ * so a {@code place} call that led to no post costs nothing. When the allocated paths fail, or
+ * another message interleaves, what remains is split again over the usable paths.
+ */
+final class ProportionalSession implements LoadBalancerSession {
+    private final PathStateView paths;
+    private final double minRelative;
+    private long[] left = new long[0];
+    private double[] weight = new double[0];
+    private long message = Long.MIN_VALUE;
+    private long lastRemaining;
+    private int lastPath = -1;
+    private int next;
+
+    ProportionalSession(PathStateView paths, double minRelative) {
+        this.paths = paths;
+        this.minRelative = minRelative;
+        fit();
+    }
+
+    @Override
+    public void onMessageStart(long messageId, long totalBytes) {
+        allocate(messageId, totalBytes);
+    }
+
+    @Override
+    public boolean place(long messageId, long remainingBytes, ChunkPlacement out) {
+        if (messageId != message) {
+            allocate(messageId, remainingBytes);
+        } else if (lastPath >= 0) {
+            long carried = lastRemaining - remainingBytes;
+            if (carried > 0) {
+                left[lastPath] = Math.max(0, left[lastPath] - carried);
+            }
+        }
+        lastRemaining = remainingBytes;
+        lastPath = -1;
+        if (remainingBytes <= 0) {
+            return false;
+        }
+        if (choose(out)) {
+            return true;
+        }
+        // allocation stranded on failed paths (or used up by failures): split the rest again
+        allocate(messageId, remainingBytes);
+        return choose(out);
+    }
+
+    private boolean choose(ChunkPlacement out) {
+        int n = Math.min(paths.pathCount(), left.length);
+        for (int i = 0; i < n; i++) {
+            int p = (next + i) % n;
+            if (left[p] > 0 && paths.usable(p)) {
+                next = (p + 1) % n;
+                lastPath = p;
+                out.set(p, left[p]);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Equation 1 over the usable paths: data_p = total * cap_p / sum(cap). */
+    void allocate(long messageId, long totalBytes) {
+        fit();
+        message = messageId;
+        lastRemaining = totalBytes;
+        lastPath = -1;
+        int n = left.length;
+        double known = 0;
+        int knownCount = 0;
+        int usable = 0;
+        for (int p = 0; p < n; p++) {
+            weight[p] = 0;
+            left[p] = 0;
+            if (!paths.usable(p)) {
+                continue;
+            }
+            usable++;
+            double cap = paths.probedCapacity(p);
+            if (cap <= 0) {
+                cap = paths.estimatedRate(p);
+            }
+            weight[p] = cap > 0 ? cap : -1;
+            if (cap > 0) {
+                known += cap;
+                knownCount++;
+            }
+        }
+        if (usable == 0 || totalBytes <= 0) {
+            return;
+        }
+        // unknown capacity: assume the mean of the known ones (equal split if none is known)
+        double unknownWeight = knownCount == 0 ? 1 : known / knownCount;
+        double max = 0;
+        for (int p = 0; p < n; p++) {
+            if (weight[p] < 0) {
+                weight[p] = unknownWeight;
+            }
+            max = Math.max(max, weight[p]);
+        }
+        double sum = 0;
+        for (int p = 0; p < n; p++) {
+            if (weight[p] < max * minRelative) {
+                weight[p] = 0;
+            }
+            sum += weight[p];
+        }
+        long given = 0;
+        int heaviest = -1;
+        for (int p = 0; p < n; p++) {
+            if (weight[p] > 0) {
+                left[p] = (long) Math.floor(totalBytes * (weight[p] / sum));
+                given += left[p];
+                if (heaviest < 0 || weight[p] > weight[heaviest]) {
+                    heaviest = p;
+                }
+            }
+        }
+        left[heaviest] += totalBytes - given;
+    }
+
+    /** @return bytes of the current message still allocated to the path (for tests) */
+    long allocated(int path) {
+        return path < left.length ? left[path] : 0;
+    }
+
+    private void fit() {
+        int n = paths.pathCount();
+        if (left.length != n) {
+            left = Arrays.copyOf(left, n);
+            weight = Arrays.copyOf(weight, n);
+            if (next >= n) {
+                next = 0;
+            }
+        }
+    }
+
+    @Override
+    public void onChunkComplete(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
+        // a static split: completions do not move allocation
+    }
+
+    @Override
+    public void onPathsChanged() {
+        fit();
+    }
+
+    @Override
+    public void close() {
+        // nothing held
+    }
+}

@@ -6,7 +6,8 @@
 #   run-scenario.sh [--cache DIR] [--out DIR] SCENARIO...      (as root; SCENARIO = folder in scenarios/)
 #
 # Exit status: 0 all passed, 1 a scenario failed, 2 cannot run here (no root / qemu cannot be had).
-# Environment: RXE_QEMU_TIMEOUT (s, default 300) per boot; RXE_GUEST_CACHE overrides the cache dir.
+# Environment: RXE_QEMU_TIMEOUT (s, default 300) per boot; RXE_GUEST_CACHE overrides the cache dir;
+# RXE_SIZE / RXE_ITERS message size and count (65536 / 100); RXE_PLAN replaces the scenario's plan.
 set -euo pipefail
 
 itest="$(cd "$(dirname "$0")" && pwd)"
@@ -48,7 +49,9 @@ mkdir -p "$out"
 export RXE_HOST_IP=192.0.2.1 RXE_HOST_IP2=192.0.2.11 RXE_HOST_IP3=192.0.2.12
 export RXE_GUEST_IP=192.0.2.2 RXE_GUEST_IP2=192.0.2.3
 export RXE_LINK_MTU="${RXE_LINK_MTU:-9000}"
+export RXE_SIZE="${RXE_SIZE:-65536}" RXE_ITERS="${RXE_ITERS:-100}"
 export RXE_ITEST_DIR="$itest"
+guest_vars=(RXE_HOST_IP RXE_HOST_IP2 RXE_HOST_IP3 RXE_GUEST_IP RXE_GUEST_IP2 RXE_LINK_MTU RXE_SIZE RXE_ITERS)
 
 ns=""
 qemu_pid=""
@@ -79,15 +82,20 @@ run_one() {
 
     # Scenario disk: a plain tar on the second virtio disk (the guest unpacks /dev/vdb).
     mkdir -p "$work/s"
-    cp "$itest/guest/lib.sh" "$sdir"/*.sh "$work/s/"
-    cat >"$work/s/main.sh" <<EOF
-#!/bin/bash
-export RXE_HOST_IP=$RXE_HOST_IP RXE_HOST_IP2=$RXE_HOST_IP2 RXE_HOST_IP3=$RXE_HOST_IP3
-export RXE_GUEST_IP=$RXE_GUEST_IP RXE_GUEST_IP2=$RXE_GUEST_IP2 RXE_LINK_MTU=$RXE_LINK_MTU
-source ./lib.sh
-source ./guest.sh
-finish
-EOF
+    cp "$itest/guest/lib.sh" "$itest/guest/perftest-cases.sh" "$work/s/"
+    cp "$sdir"/* "$work/s/"
+    # RXE_PLAN replaces a scenario's plan (e.g. one case while debugging); host.sh reads $plan.
+    plan="$sdir/plan"
+    if [ -n "${RXE_PLAN:-}" ]; then cp "$RXE_PLAN" "$work/s/plan"; plan="$RXE_PLAN"; fi
+    {
+        echo '#!/bin/bash'
+        local v
+        for v in "${guest_vars[@]}"; do echo "export $v=${!v}"; done
+        echo 'source ./lib.sh'
+        echo 'source ./guest.sh'
+        echo 'finish'
+    } >"$work/s/main.sh"
+
     tar -cf "$work/scenario.tar" -C "$work/s" .
 
     ns="rxe-itest-$$"
@@ -103,7 +111,12 @@ EOF
     host_start() { :; }
     host_check() { :; }
     if [ -f "$sdir/host.sh" ]; then source "$sdir/host.sh"; fi
-    host_start "$out/$name"
+    if ! host_start "$out/$name"; then
+        ip netns delete "$ns"; ns=""
+        rm -rf "$work"
+        echo "== $name: fail (host part could not start)"
+        return 1
+    fi
 
     echo "== $name: booting guest (kernel $(cat "$guest/kernel.version"))"
     ip netns exec "$ns" timeout --kill-after=5 "${RXE_QEMU_TIMEOUT:-300}" \
@@ -133,6 +146,9 @@ EOF
         esac
     fi
     grep -a '^RXE-FAIL' "$log" | sed 's/^/   /' || true
+    # Where packets can get lost on the host side: the tap's queue and the UDP sockets' buffers.
+    { ip -n "$ns" -s link show tap0; ip netns exec "$ns" nstat -asz 2>/dev/null | grep -E '^Udp|^IpExt'; } \
+        >"$out/$name.hostnet.log" 2>&1 || true
     if ! host_check "$out/$name" "$log"; then verdict=fail; fi
     local p
     for p in "${host_pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done

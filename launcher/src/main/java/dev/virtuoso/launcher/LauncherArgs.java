@@ -86,6 +86,8 @@ public record LauncherArgs(Subcommand subcommand, List<String> args, boolean ver
         for (Subcommand s : Subcommand.values()) {
             sb.append(String.format("  %-7s %s%n", s.cliName(), s.summary()));
         }
+        sb.append(String.format("  %-7s %s%n", "testbed", "(root; run by the ./virtuoso script) the paper's testbed from"
+                + " network namespaces: up N RATE, down, cut I, restore I, rate I RATE, status"));
         sb.append("\n`virtuoso SUBCOMMAND --help` shows a subcommand's options.\n");
         return sb.toString();
     }

@@ -8,6 +8,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
 
 import org.osgi.framework.Bundle;
 
@@ -66,6 +70,7 @@ public final class Main {
             return OK;
         }
         String name = "virtuoso " + args.subcommand().cliName();
+        quietLogging(args.verbose());
         List<BundleEntry> bundles;
         BundleIndex index;
         try {
@@ -105,6 +110,8 @@ public final class Main {
                 }
             }
             if (args.subcommand().function() == null) {
+                err.println("Virtuoso shell: commands of scope virtuoso: vnics, connections, policy, path, testbed,"
+                        + " demo, bench (each takes --help); `help` lists all; leave with Ctrl-D or `exit 0`.");
                 fw.awaitStop();
                 return OK;
             }
@@ -137,6 +144,19 @@ public final class Main {
             } catch (IllegalStateException e) {
                 // the JVM is already shutting down; the hook runs close() again, which is idempotent
             }
+        }
+    }
+
+    /**
+     * Bundles log through java.util.logging (JLine, the DiSNI probe); below SEVERE that is noise
+     * for a command-line user unless asked for with --verbose.
+     */
+    private static void quietLogging(boolean verbose) {
+        Level level = verbose ? Level.INFO : Level.SEVERE;
+        Logger root = LogManager.getLogManager().getLogger("");
+        root.setLevel(level);
+        for (Handler h : root.getHandlers()) {
+            h.setLevel(level);
         }
     }
 

@@ -10,8 +10,8 @@ import java.util.Optional;
  */
 public enum Subcommand {
     DEMO("demo", "demo", List.of("virtuoso-soft", "virtuoso-policies", "virtuoso-commands"),
-            "two endpoints over the in-process fabric, 4 rate-limited paths: MP_WRITE and MP_SEND, "
-                    + "a policy swap, every byte verified, a summary table and a PNG chart in results/"),
+            "no root, no setup: 2 endpoints over 4 rate-limited in-process paths, MP_WRITE + MP_SEND,"
+                    + " a policy swap, every byte verified, summary table, PNG chart in results/"),
     BENCH("bench", "bench", List.of("virtuoso-soft", "virtuoso-disni", "virtuoso-policies", "virtuoso-commands"),
             "perftest-style bandwidth test: run `virtuoso bench [opts]` as server, "
                     + "`virtuoso bench [opts] HOST` as client"),

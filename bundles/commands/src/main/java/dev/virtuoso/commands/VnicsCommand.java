@@ -59,37 +59,42 @@ public class VnicsCommand {
             return;
         }
         String only = a.value("provider");
+        if (only != null && !only.equals("soft") && !only.equals("disni")) {
+            throw new IllegalArgumentException("--provider must be soft or disni: " + only);
+        }
         out.printf("%-9s %-12s %-40s %4s  %s%n", "provider", "device", "vNIC address", "gid", "netdev");
-        int shown = 0;
         for (Registered r : providers) {
-            if (only != null && !only.equals(r.name())) {
-                continue;
-            }
-            List<RdmaDevice> devices;
-            try {
-                devices = r.provider().devices();
-            } catch (VerbsException e) {
-                out.printf("%-9s (cannot list devices: %s)%n", r.name(), e.getMessage());
-                continue;
-            }
-            if (devices.isEmpty()) {
-                out.printf("%-9s (no device)%n", r.name());
-            }
-            for (RdmaDevice d : devices) {
-                if (d.vnics().isEmpty()) {
-                    out.printf("%-9s %-12s (no vNIC)%n", r.name(), d.name());
-                }
-                for (Vnic v : d.vnics()) {
-                    out.printf("%-9s %-12s %-40s %4d  %s%n", r.name(), d.name(), v.address().getHostAddress(),
-                            v.gidIndex(), v.netdev());
-                    shown++;
-                }
+            if (only == null || only.equals(r.name())) {
+                print(out, r);
             }
         }
-        if (providers.isEmpty()) {
-            out.println("(no verbs provider is registered: is the virtuoso-soft or virtuoso-disni feature installed?)");
-        } else if (shown == 0 && only != null && providers.stream().noneMatch(r -> r.name().equals(only))) {
-            throw new IllegalArgumentException("no verbs provider named '" + only + "'");
+        for (String expected : new String[] {"soft", "disni"}) {
+            if ((only == null || only.equals(expected)) && providers.stream().noneMatch(r -> r.name().equals(expected))) {
+                out.printf("%-9s (not registered%s)%n", expected, expected.equals("disni")
+                        ? ": it needs libdisni and an RDMA device; --verbose tells why" : ": is virtuoso-soft installed?");
+            }
+        }
+    }
+
+    private static void print(PrintStream out, Registered r) {
+        List<RdmaDevice> devices;
+        try {
+            devices = r.provider().devices();
+        } catch (VerbsException e) {
+            out.printf("%-9s (cannot list devices: %s)%n", r.name(), e.getMessage());
+            return;
+        }
+        if (devices.isEmpty()) {
+            out.printf("%-9s (no device)%n", r.name());
+        }
+        for (RdmaDevice d : devices) {
+            if (d.vnics().isEmpty()) {
+                out.printf("%-9s %-12s (no vNIC)%n", r.name(), d.name());
+            }
+            for (Vnic v : d.vnics()) {
+                out.printf("%-9s %-12s %-40s %4d  %s%n", r.name(), d.name(), v.address().getHostAddress(), v.gidIndex(),
+                        v.netdev());
+            }
         }
     }
 }

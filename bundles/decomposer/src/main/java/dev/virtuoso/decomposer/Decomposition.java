@@ -43,7 +43,10 @@ public interface Decomposition extends AutoCloseable {
 
     /**
      * Advances the clock ({@link PathStateView#nowNanos()}), applies the failover timeout and
-     * re-enables placement that waited. Call once per duty cycle before the other methods.
+     * re-enables placement that waited. Call once per duty cycle before the other methods. The
+     * failover timeout runs while messages are unfinished and no path is healthy
+     * ({@link PathTable#anyHealthy()}); when it expires every unfinished message fails with
+     * {@link MpStatus#PATH_FAILURE} and {@link DecompositionCounters#failoverTimeouts()} grows.
      *
      * @param nowNanos {@link System#nanoTime()}
      */

@@ -16,6 +16,7 @@ public final class DecompositionCounters {
     volatile long invalidPlacements;
     volatile long postRefused;
     volatile long policyFaults;
+    volatile long failoverTimeouts;
 
     /** @return MP work requests accepted */
     public long messagesSubmitted() {
@@ -67,6 +68,11 @@ public final class DecompositionCounters {
         return postRefused;
     }
 
+    /** @return times the failover timeout expired (and unfinished messages failed with PATH_FAILURE) */
+    public long failoverTimeouts() {
+        return failoverTimeouts;
+    }
+
     /** @return exceptions thrown by policy sessions (the session was replaced by the built-in) */
     public long policyFaults() {
         return policyFaults;
@@ -86,6 +92,7 @@ public final class DecompositionCounters {
             case INVALID_PLACEMENT -> invalidPlacements++;
             case POST_REFUSED -> postRefused++;
             case POLICY_FAULT -> policyFaults++;
+            case FAILOVER_TIMEOUT -> failoverTimeouts++;
             default -> throw new IllegalArgumentException(String.valueOf(c));
         }
     }
@@ -93,7 +100,7 @@ public final class DecompositionCounters {
     /** Names of the counters for {@link #add}. */
     public enum Counter {
         SUBMITTED, COMPLETED, FAILED, POSTED, REPOSTED, CHUNK_FAILED, STALE, DEFERRED, INVALID_PLACEMENT,
-        POST_REFUSED, POLICY_FAULT
+        POST_REFUSED, POLICY_FAULT, FAILOVER_TIMEOUT
     }
 
     @Override
@@ -102,6 +109,6 @@ public final class DecompositionCounters {
                 + ", failed=" + messagesFailed + ", chunks=" + chunksPosted + ", reposted=" + chunksReposted
                 + ", chunkErrors=" + chunksFailed + ", stale=" + staleCompletions + ", deferred="
                 + placementsDeferred + ", invalidPlacements=" + invalidPlacements + ", refused=" + postRefused
-                + ", policyFaults=" + policyFaults + "]";
+                + ", policyFaults=" + policyFaults + ", failoverTimeouts=" + failoverTimeouts + "]";
     }
 }

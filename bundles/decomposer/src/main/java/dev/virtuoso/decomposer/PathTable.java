@@ -93,15 +93,25 @@ public final class PathTable implements PathStateView {
      */
     public void state(int path, PathState s) {
         state[path] = s;
-        if (s == PathState.UP) {
-            consecutiveErrors[path] = 0;
-        }
     }
 
     /** @return true if any path is {@link PathState#UP} */
     public boolean anyUp() {
         for (int p = 0; p < count; p++) {
             if (state[p] == PathState.UP) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return true if any path is {@link PathState#UP} and has not failed since its last success (a
+     *     re-created QP is on probation until a chunk completes on it)
+     */
+    public boolean anyHealthy() {
+        for (int p = 0; p < count; p++) {
+            if (state[p] == PathState.UP && consecutiveErrors[p] == 0) {
                 return true;
             }
         }

@@ -61,19 +61,32 @@ public final class DemoRunner {
         header(plan);
         checkPolicies();
         Path dir = options.out() != null ? options.out() : services.home().resolve("results");
-        List<Sample> samples;
         try (SoftProviderConfig fabric = SoftProviderConfig.fabric(services, plan.spec(),
                 Set.of(FabricPlan.CLIENT, FabricPlan.SERVER))) {
-            MultipathConnector connector = services.connector(10, TimeUnit.SECONDS);
-            ConnectOptions base = ConnectOptions.builder().provider(SoftProviderConfig.PROVIDER)
-                    .handshakeTimeout(Duration.ofSeconds(10)).maxOutstanding(Math.max(64, 4 * options.window()))
-                    .build();
-            try (ProgressMonitor monitor = new ProgressMonitor(out, System.console() != null, plan.paths(),
-                    s -> plan.pathOf(s.localAddress()))) {
-                singlePath(connector, base, plan, monitor);
-                multiPath(connector, base, plan, monitor);
-                samples = monitor.samples();
-            }
+            execute(services.connector(10, TimeUnit.SECONDS), dir);
+        }
+    }
+
+    /**
+     * Runs the phases on a connector whose soft RNIC already offers the plan's fabric hosts as
+     * devices, then prints and writes the results.
+     *
+     * @param connector the connector
+     * @param dir where the CSVs and the chart go
+     * @throws IOException if a transfer fails or a byte differs
+     * @throws InterruptedException if interrupted
+     */
+    public void execute(MultipathConnector connector, Path dir) throws IOException, InterruptedException {
+        FabricPlan plan = options.plan();
+        List<Sample> samples;
+        ConnectOptions base = ConnectOptions.builder().provider(SoftProviderConfig.PROVIDER)
+                .handshakeTimeout(Duration.ofSeconds(10)).maxOutstanding(Math.max(64, 4 * options.window()))
+                .build();
+        try (ProgressMonitor monitor = new ProgressMonitor(out, System.console() != null, plan.paths(),
+                s -> plan.pathOf(s.localAddress()))) {
+            singlePath(connector, base, plan, monitor);
+            multiPath(connector, base, plan, monitor);
+            samples = monitor.samples();
         }
         out.println();
         long verified = results.stream().mapToLong(PhaseResult::bytes).sum();

@@ -95,15 +95,15 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
     public void tick(long nowNanos) {
         now = nowNanos;
         paths.clock(nowNanos);
-        if (paths.anyUp()) {
+        if (paths.anyHealthy() || msgs.inUse() == 0) {
             pathlessSince = -1;
-        } else if (msgs.inUse() > 0) {
-            if (pathlessSince < 0) {
-                pathlessSince = nowNanos;
-            } else if (nowNanos - pathlessSince >= config.failoverTimeoutNanos()) {
-                failAll(MpStatus.PATH_FAILURE, "no usable path for "
-                        + config.failoverTimeoutNanos() / 1_000_000 + " ms", false);
-            }
+        } else if (pathlessSince < 0) {
+            pathlessSince = nowNanos;
+        } else if (nowNanos - pathlessSince >= config.failoverTimeoutNanos()) {
+            pathlessSince = -1;
+            counters.add(Counter.FAILOVER_TIMEOUT);
+            failAll(MpStatus.PATH_FAILURE, "no usable path for " + config.failoverTimeoutNanos() / 1_000_000
+                    + " ms", false);
         }
         if (waiting && chunks.inUse() == 0) {
             // nothing in flight can wake placement up: ask the sessions again
@@ -210,7 +210,6 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         chunks.length[c] = n;
         chunks.postedAt[c] = now;
         msgs.chunksInFlight[m]++;
-        msgs.pathMask[m] |= 1L << (p & 63);
         paths.onPosted(p, n);
         counters.add(Counter.POSTED);
         if (observer != null) {
@@ -244,6 +243,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         chunkComplete(p, n, latency, outcome);
         if (ok) {
             msgs.completedBytes[m] += n;
+            msgs.pathMask[m] |= 1L << (p & 63);
         } else {
             counters.add(Counter.CHUNK_FAILED);
             // any error completion leaves the QP in ERR

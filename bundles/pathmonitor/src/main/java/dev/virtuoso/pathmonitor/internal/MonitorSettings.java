@@ -14,6 +14,10 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
 
     /** The paper's minimum probe flow. */
     static final long MIN_PROBE_FLOW_BYTES = 512 * 1024;
+    private static final long MS = 1_000_000L;
+    /** The defaults of {@link PathMonitorConfig}, for use without ConfigAdmin. */
+    static final MonitorSettings DEFAULTS = new MonitorSettings(MIN_PROBE_FLOW_BYTES, 131072, 0, 0, 200 * MS,
+            1000 * 1000L, 1000 * MS, 3, 100 * MS, 30_000 * MS);
 
     MonitorSettings {
         atLeast("probeFlowBytes", probeFlowBytes, MIN_PROBE_FLOW_BYTES);

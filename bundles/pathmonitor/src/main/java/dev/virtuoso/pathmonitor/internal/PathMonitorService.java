@@ -32,7 +32,7 @@ public final class PathMonitorService implements PathMonitorFactory {
     public static final String PID = "dev.virtuoso.pathmonitor";
 
     private final Set<ConnectionPathMonitor> live = ConcurrentHashMap.newKeySet();
-    private volatile MonitorSettings defaults;
+    private volatile MonitorSettings defaults = MonitorSettings.DEFAULTS;
 
     /** @param config the configured defaults */
     @Activate

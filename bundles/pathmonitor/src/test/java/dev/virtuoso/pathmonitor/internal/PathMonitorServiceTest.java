@@ -76,6 +76,14 @@ class PathMonitorServiceTest {
     }
 
     @Test
+    void builtInDefaultsMatchTheMetatypeDefaults() {
+        assertEquals(MonitorSettings.of(config(524288)), MonitorSettings.DEFAULTS);
+        PathMonitor m = new PathMonitorService().newMonitor("plain", Map.of(), 0);
+        m.onPathAdded(0);
+        assertTrue(m.usable(0), "usable without ConfigAdmin");
+    }
+
+    @Test
     void configuredDefaultsConnectionOverridesAndCommands() {
         PathMonitorService svc = new PathMonitorService();
         svc.configure(config(1 << 20));

@@ -73,8 +73,9 @@ public final class DisniAvailability {
             }
             return null;
         } catch (UnsatisfiedLinkError e) {
-            return "libdisni not loadable (" + e.getMessage() + "; java.library.path="
-                    + System.getProperty("java.library.path") + ")";
+            String m = String.valueOf(e.getMessage());
+            return "libdisni not loadable (" + m + (m.contains("java.library.path") ? ""
+                    : "; java.library.path=" + System.getProperty("java.library.path")) + ")";
         } catch (IllegalAccessError e) {
             return "DiSNI cannot read direct buffer addresses (" + e.getMessage()
                     + "): start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED";

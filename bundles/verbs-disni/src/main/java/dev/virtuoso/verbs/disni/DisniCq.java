@@ -27,7 +27,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * from the native wr_id (see {@link NativeWrId}): the QP and the caller's wr_id come from the
  * binding's rings, not from DiSNI, which leaves {@code qp_num} stale in error completions.
  * Flush completions for work the NIC never saw (posted before a connection existed) are queued
- * here in software and returned after the native ones.
+ * here in software and returned before the native ones.
  *
  * <p>{@link #pollCq} allocates nothing in steady state: one prepared poll call per distinct batch
  * size, reused.
@@ -83,15 +83,17 @@ final class DisniCq implements IbvCq {
             if (want <= 0) {
                 return 0;
             }
-            int n = pollNative(wcs, want);
-            if (n < want && syntheticCount > 0) {
-                n = drainSynthetic(wcs, n, want);
+            // software flushes first: they stand for work posted before anything a QP's native
+            // queue still holds (see DisniQp#fail), and receive completions must keep FIFO order
+            int n = syntheticCount > 0 ? drainSynthetic(wcs, 0, want) : 0;
+            if (n < want) {
+                n += pollNative(wcs, n, want - n);
             }
             return n;
         }
     }
 
-    private int pollNative(IbvWc[] out, int want) throws VerbsException {
+    private int pollNative(IbvWc[] out, int offset, int want) throws VerbsException {
         int k = Math.min(want, MAX_BATCH);
         SVCPollCq call = pollCalls[k];
         try {
@@ -114,7 +116,7 @@ final class DisniCq implements IbvCq {
         int n = 0;
         for (int i = 0; i < polled; i++) {
             IbvWC src = w[i];
-            if (translate(src.getWr_id(), src.getStatus(), src, out[n])) {
+            if (translate(src.getWr_id(), src.getStatus(), src, out[offset + n])) {
                 n++;
             }
         }

@@ -84,6 +84,8 @@ final class DisniQp implements IbvQp {
     private int retryCount;
     private int rnrRetryCount;
     private long deadlineNanos;
+    private String deadReason;
+    private long deadDeadlineNanos;
     private RdmaCmId connId;
     private ByteBuffer staging;
     private DisniMr stagingMr;
@@ -176,13 +178,10 @@ final class DisniQp implements IbvQp {
                         state = to;
                     }
                     case RTR -> toRtr(attr, mask);
-                    case RTS -> {
-                        record(attr, mask);
-                        state = to;
-                    }
+                    case RTS -> toRts(attr, mask);
                     case ERR -> {
                         if (state != IbvQpState.ERR) {
-                            fail("modified to ERR");
+                            fail("modified to ERR", true);
                         }
                     }
                     case RESET -> reset();
@@ -216,19 +215,32 @@ final class DisniQp implements IbvQp {
         local = gid;
         remote = new InetSocketAddress(dgid, destQpn);
         active = cmp > 0;
-        retryCount = clamp(attr.retryCnt(), 0, 7);
-        rnrRetryCount = clamp(attr.rnrRetry(), 0, 7);
         record(attr, mask);
         state = IbvQpState.RTR;
+    }
+
+    /**
+     * RTS starts the RDMA CM handshake: only now are the retry counts known, which DiSNI can pass
+     * to rdma_connect/rdma_accept and nowhere else. A request that reached the listener earlier is
+     * accepted now.
+     */
+    private void toRts(IbvQpAttr attr, int mask) throws VerbsException {
+        boolean first = state == IbvQpState.RTR;
+        record(attr, mask);
+        state = IbvQpState.RTS;
+        if (!first) {
+            return;
+        }
+        retryCount = attrs.retryCnt();
+        rnrRetryCount = attrs.rnrRetry();
         deadlineNanos = System.nanoTime() + ctx.settings().connectTimeoutMillis() * 1_000_000L;
         ConnectionManager cm = ctx.cm();
         cm.connecting(this);
         if (active) {
             try {
-                RdmaCmId id = cm.startActive(this, new InetSocketAddress(gid.address(), 0), remote);
-                connId = id;
+                connId = cm.startActive(this, new InetSocketAddress(local.address(), 0), remote);
             } catch (IOException e) {
-                fail("RDMA CM address resolution failed to start: " + e.getMessage());
+                connectionFailed("RDMA CM address resolution failed to start: " + e.getMessage());
             }
         } else {
             RdmaCmId held = cm.takeHeldRequest(this);
@@ -330,6 +342,8 @@ final class DisniQp implements IbvQp {
                 postSendNative(wr, seq);
             } else if (state == IbvQpState.ERR) {
                 sendCq.addSynthetic(NativeWrId.send(qpn, seq), IbvWcStatus.WR_FLUSH_ERR);
+            } else if (deadReason != null) {
+                armDeadline();
             } else {
                 try {
                     park(wr, seq);
@@ -419,7 +433,7 @@ final class DisniQp implements IbvQp {
                 postRecvNative(wr);
             } else if (state == IbvQpState.ERR) {
                 recvCq.addSynthetic(NativeWrId.recv(qpn), IbvWcStatus.WR_FLUSH_ERR);
-            } else {
+            } else if (deadReason == null) {
                 pending.addRecv(wr, maxRecvWr);
             }
         }
@@ -477,7 +491,7 @@ final class DisniQp implements IbvQp {
     /** A connection request reached this QP's listener. */
     synchronized void onConnectRequest(RdmaCmId id) {
         ConnectionManager cm = ctx.cm();
-        boolean ready = state == IbvQpState.RTR || state == IbvQpState.RTS;
+        boolean ready = state == IbvQpState.RTS;
         if (closed || state == IbvQpState.ERR || connId != null || (ready && active)) {
             cm.destroyQuietly(id);
         } else if (ready) {
@@ -500,26 +514,25 @@ final class DisniQp implements IbvQp {
             materialize(id);
             cm.accept(id, retryCount, rnrRetryCount);
         } catch (IOException e) {
-            fail("rdma_accept failed: " + e.getMessage());
+            connectionFailed("rdma_accept failed: " + e.getMessage());
         }
     }
 
     /** Active side: the route to the peer is known; create the native QP and connect. */
     synchronized void onRouteResolved(RdmaCmId id) {
-        if (closed || id != connId || (state != IbvQpState.RTR && state != IbvQpState.RTS)) {
+        if (closed || id != connId || state != IbvQpState.RTS) {
             return;
         }
         try {
             materialize(id);
             ctx.cm().connect(id, retryCount, rnrRetryCount);
         } catch (IOException e) {
-            fail("rdma_connect failed: " + e.getMessage());
+            connectionFailed("rdma_connect failed: " + e.getMessage());
         }
     }
 
     synchronized void onEstablished(RdmaCmId id) {
-        if (closed || id != connId || nativeQp == null || established
-                || (state != IbvQpState.RTR && state != IbvQpState.RTS)) {
+        if (closed || id != connId || nativeQp == null || established || state != IbvQpState.RTS) {
             return;
         }
         ctx.cm().settled(this);
@@ -533,39 +546,46 @@ final class DisniQp implements IbvQp {
                 }
                 established = true;
             } catch (IOException e) {
-                fail("replaying sends posted before the connection failed: " + e.getMessage());
+                connectionFailed("replaying sends posted before the connection failed: " + e.getMessage());
             }
         }
     }
 
     synchronized void onConnectFailed(RdmaCmId id, String reason) {
-        if (closed || id != connId || established || state == IbvQpState.ERR || state == IbvQpState.RESET) {
+        if (closed || id != connId || established || state != IbvQpState.RTS) {
             return;
         }
-        fail(reason);
+        connectionFailed(reason);
     }
 
-    /** The peer disconnected (or we did): the kernel has moved the native QP to ERR. */
+    /**
+     * The peer disconnected. The RDMA CM does not touch this QP: as on a real NIC, a peer that went
+     * to ERR shows as retries running out; a disconnect of our own (ERR) already flushed us.
+     */
     synchronized void onDisconnected(RdmaCmId id) {
         if (closed || id != connId || state == IbvQpState.RESET) {
             return;
         }
         if (!established) {
-            fail("peer disconnected before the connection was established");
-            return;
+            connectionFailed("peer disconnected before the connection was established");
         }
-        state = IbvQpState.ERR;
     }
 
     /** Connect deadline check (CM thread). */
     synchronized boolean expireIfLate(long now) {
-        if (closed || established || (state != IbvQpState.RTR && state != IbvQpState.RTS)) {
+        if (closed || established || state != IbvQpState.RTS) {
             return true;
         }
+        if (deadReason != null) {
+            if (deadDeadlineNanos != 0 && now - deadDeadlineNanos >= 0) {
+                fail(deadReason, false);
+                return true;
+            }
+            return false;
+        }
         if (now - deadlineNanos >= 0) {
-            fail("RDMA CM connection to " + remote + " not established within "
+            connectionFailed("RDMA CM connection to " + remote + " not established within "
                     + ctx.settings().connectTimeoutMillis() + " ms");
-            return true;
         }
         return false;
     }
@@ -601,13 +621,22 @@ final class DisniQp implements IbvQp {
     }
 
     /**
-     * Moves the QP to ERR. With an established connection the native QP is disconnected and the NIC
-     * flushes its queues; otherwise no traffic has flowed, so the native QP (if any) is destroyed
-     * and every outstanding WR is flushed in software, in posting order.
+     * Moves the QP to ERR.
+     * <ul>
+     * <li>Established connection: rdma_disconnect; librdmacm moves the native QP to ERR and the NIC
+     * flushes its queues. The peer gets DISCONNECTED and keeps its QP: its work then meets a QP in
+     * ERR and its retries run out, as with any peer in ERR.</li>
+     * <li>No connection (yet): no traffic has flowed, so the handshake is abandoned, the native QP
+     * (if any) destroyed and every outstanding WR flushed in software, in posting order. When the
+     * connection failed (rather than ERR being requested), the oldest send completes with
+     * RETRY_EXC_ERR: to the SPI the peer never answered.</li>
+     * </ul>
      */
-    private void fail(String reason) {
+    private void fail(String reason, boolean requested) {
         LOG.log(Level.DEBUG, "QP " + qpn + " to ERR: " + reason);
         state = IbvQpState.ERR;
+        deadReason = null;
+        deadDeadlineNanos = 0;
         ConnectionManager cm = ctx.cm();
         cm.settled(this);
         cm.dropHeld(this);
@@ -616,10 +645,48 @@ final class DisniQp implements IbvQp {
             return;
         }
         destroyNative();
+        flushOutstanding(!requested);
+    }
+
+    /**
+     * The connection could not be made (rejected, unreachable, timed out, peer gone). To the SPI the
+     * QP is still in RTS with a peer that never answers: outstanding sends fail now (the oldest with
+     * RETRY_EXC_ERR) and the QP goes to ERR; without any, the QP stays in RTS and the next send
+     * fails after the retransmit budget its attributes give, (retry_cnt + 1) x timeout.
+     */
+    private void connectionFailed(String reason) {
+        if (rings.sendPosted() != rings.sendDone()) {
+            fail(reason, false);
+            return;
+        }
+        LOG.log(Level.DEBUG, "QP " + qpn + ": connection failed, waiting for work: " + reason);
+        ctx.cm().dropHeld(this);
+        destroyNative();
         synchronized (sendLock) {
             synchronized (recvLock) {
+                pending.clear(); // receives stay outstanding in the FIFO until the QP fails
+            }
+        }
+        deadReason = reason;
+    }
+
+    /** A send posted on a dead connection: it fails once its retransmit budget has run out. */
+    private void armDeadline() {
+        if (deadDeadlineNanos == 0 && attrs.timeout() > 0) {
+            long budget = (attrs.retryCnt() + 1L) * (4096L << attrs.timeout());
+            deadDeadlineNanos = System.nanoTime() + budget;
+        }
+    }
+
+    /** Software flush of every outstanding WR, in posting order. */
+    private void flushOutstanding(boolean firstSendTimedOut) {
+        synchronized (sendLock) {
+            synchronized (recvLock) {
+                boolean first = firstSendTimedOut;
                 for (long s = rings.sendDone(); s < rings.sendPosted(); s++) {
-                    sendCq.addSynthetic(NativeWrId.send(qpn, s), IbvWcStatus.WR_FLUSH_ERR);
+                    sendCq.addSynthetic(NativeWrId.send(qpn, s),
+                            first ? IbvWcStatus.RETRY_EXC_ERR : IbvWcStatus.WR_FLUSH_ERR);
+                    first = false;
                 }
                 for (long r = rings.recvOutstanding(); r > 0; r--) {
                     recvCq.addSynthetic(NativeWrId.recv(qpn), IbvWcStatus.WR_FLUSH_ERR);
@@ -642,6 +709,8 @@ final class DisniQp implements IbvQp {
         }
         local = null;
         remote = null;
+        deadReason = null;
+        deadDeadlineNanos = 0;
         attrs.qpState(IbvQpState.RESET);
         state = IbvQpState.RESET;
     }

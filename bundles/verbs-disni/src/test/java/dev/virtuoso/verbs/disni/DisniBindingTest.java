@@ -259,20 +259,34 @@ class DisniBindingTest {
     }
 
     @Test
-    void connectingToAQpNobodyListensOnFailsAndFlushes() throws Exception {
+    void aRejectedConnectionLooksLikeAPeerThatNeverAnswers() throws Exception {
         try (Link a = new Link(fx.openA(), 4096); Link b = new Link(fx.openB(), 4096)) {
             IbvQp qb = b.qp(0);
             Link.init(qb);
-            IbvRecvWr r = new IbvRecvWr().wrId(31).numSge(0);
-            qb.postRecv(r);
+            qb.postRecv(new IbvRecvWr().wrId(31).numSge(0));
             long rejected = fx.emulation.cmFabric().rejected();
-            // B (10.0.0.2) is active towards a QPN that has no listener
+            // B (10.0.0.2) is active (from RTS on) towards a QPN that has no listener
             Link.rtr(qb, b.ctx.vnics().get(0), a.ctx.vnics().get(0), 19999);
+            Link.rts(qb);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (fx.emulation.cmFabric().rejected() == rejected && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(rejected + 1, fx.emulation.cmFabric().rejected());
+            assertTrue(b.quietFor(50), "no work to fail yet");
+            assertEquals(IbvQpState.RTS, qb.state());
+            long t0 = System.nanoTime();
+            qb.postSend(new IbvSendWr().wrId(32).opcode(IbvWrOpcode.SEND).numSge(0));
             IbvWc w = b.poll();
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertEquals(32, w.wrId());
+            assertEquals(IbvWcStatus.RETRY_EXC_ERR, w.status());
+            // (retry_cnt 7 + 1) x timeout 14 = 537 ms
+            assertTrue(ms >= 500 && ms < 2_000, "failed after the retransmit budget, took " + ms + " ms");
+            w = b.poll();
             assertEquals(31, w.wrId());
             assertEquals(IbvWcStatus.WR_FLUSH_ERR, w.status());
             assertEquals(IbvQpState.ERR, qb.state());
-            assertEquals(rejected + 1, fx.emulation.cmFabric().rejected());
         }
     }
 
@@ -284,11 +298,16 @@ class DisniBindingTest {
             qa.postRecv(new IbvRecvWr().wrId(41).numSge(0));
             long t0 = System.nanoTime();
             Link.rtr(qa, a.ctx.vnics().get(0), b.ctx.vnics().get(0), 20000 + 40000);
+            Link.rts(qa);
+            qa.postSend(new IbvSendWr().wrId(42).opcode(IbvWrOpcode.SEND).numSge(0));
             IbvWc w = a.poll();
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            assertEquals(IbvWcStatus.WR_FLUSH_ERR, w.status());
+            assertEquals(IbvWcStatus.RETRY_EXC_ERR, w.status());
+            assertEquals(42, w.wrId());
+            assertTrue(ms >= 1_900 && ms < 4_000, "failed at the 2 s connect timeout, took " + ms + " ms");
+            w = a.poll();
             assertEquals(41, w.wrId());
-            assertTrue(ms >= 1_900 && ms < 4_000, "flushed after the 2 s connect timeout, took " + ms + " ms");
+            assertEquals(IbvWcStatus.WR_FLUSH_ERR, w.status());
         }
     }
 

@@ -2,7 +2,11 @@ package dev.virtuoso.verbs.soft;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -18,12 +22,15 @@ import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
 import dev.virtuoso.verbs.soft.fabric.FabricHost;
 import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
+import dev.virtuoso.verbs.soft.fabric.api.FabricControl;
 
 /**
  * Registers the soft RNIC as the {@code provider=soft} {@link VerbsProvider} service, configured
  * through ConfigAdmin (PID {@value #PID}); with no configuration it offers one device,
- * {@code soft0}, on the UDP wire at 127.0.0.1:4791. Any configuration change re-creates the
- * provider; deactivation closes every device it opened (threads, sockets).
+ * {@code soft0}, on the UDP wire at 127.0.0.1:4791. With {@code wire=fabric} it also registers the
+ * fabric's {@link FabricControl} (link down/up, rates, counters) for the lifetime of the provider.
+ * Any configuration change re-creates the provider; deactivation closes every device it opened
+ * (threads, sockets) and the fabric.
  */
 @Component(service = VerbsProvider.class, configurationPid = SoftVerbsComponent.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL,
@@ -82,8 +89,19 @@ public final class SoftVerbsComponent implements VerbsProvider {
 
     private SoftVerbsProvider provider;
     private FabricNetwork fabric;
+    private ServiceRegistration<FabricControl> controlRegistration;
 
     @Activate
+    void activate(BundleContext context, Config config) {
+        activate(config);
+        if (fabric != null && context != null) {
+            controlRegistration = context.registerService(FabricControl.class, fabric.control(),
+                    FrameworkUtil.asDictionary(
+                            Map.of(FabricControl.FABRIC_NAME_PROPERTY, fabric.name())));
+        }
+    }
+
+    /** Creates the provider (and the fabric) from a configuration; also used without OSGi. */
     void activate(Config config) {
         List<SoftRnicConfig> devices = new ArrayList<>();
         String wire = config.wire().trim().toLowerCase();
@@ -126,6 +144,10 @@ public final class SoftVerbsComponent implements VerbsProvider {
 
     @Deactivate
     void deactivate() {
+        if (controlRegistration != null) {
+            controlRegistration.unregister();
+            controlRegistration = null;
+        }
         provider.close();
         if (fabric != null) {
             fabric.close();

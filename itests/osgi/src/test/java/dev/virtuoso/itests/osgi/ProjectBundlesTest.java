@@ -25,7 +25,9 @@ import org.osgi.framework.ServiceReference;
 
 /**
  * Every project bundle (every {@code dev.virtuoso} dependency of this module) resolves and is
- * ACTIVE, together with SCR and ConfigAdmin, in the framework this surefire execution selected.
+ * ACTIVE, and its DS components are satisfied and activate, together with SCR and ConfigAdmin, in
+ * the framework this surefire execution selected. A failure names the bundle, its state and the
+ * framework's resolution or activation error.
  */
 public class ProjectBundlesTest extends VirtuosoOsgiTestSupport {
 

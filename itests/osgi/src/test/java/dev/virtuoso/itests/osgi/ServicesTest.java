@@ -4,7 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 
 import org.junit.Test;
+import org.osgi.framework.Constants;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ManagedServiceFactory;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
 
 import dev.virtuoso.decomposer.Decomposer;
@@ -79,6 +81,16 @@ public class ServicesTest extends VirtuosoOsgiTestSupport {
     @Test
     public void congestionAvoidancePoliciesArePublishedUnderTheirNames() {
         assertCongestionAvoidance("cc-fixed", "dev.virtuoso.policy.cc.fixed");
+        assertCongestionAvoidance("cc-chunkprobe", "dev.virtuoso.policy.cc.chunkprobe");
+    }
+
+    @Test
+    public void policyBindingsFactoryIsPublishedByPolicyBindingBundle() {
+        try (TrackedService<ManagedServiceFactory> bindings = awaitService(ManagedServiceFactory.class,
+                "(" + Constants.SERVICE_PID + "=dev.virtuoso.policy.binding)", "dev.virtuoso.policy.binding",
+                SERVICE_TIMEOUT)) {
+            assertNotNull(bindings.service().getName());
+        }
     }
 
     private void assertLoadBalancer(String name, String bundle) {

@@ -9,7 +9,8 @@ import java.util.Locale;
  * and over how many paths (one guest perftest process and one QP of ours per path).
  *
  * <p>Plan line syntax (shared with the guest script): {@code <write|read|send>
- * <guest-server|guest-client> <paths>}; '#' starts a comment.
+ * <guest-server|guest-client> <paths> [mtu=N]}; '#' starts a comment. The MTU option is for the
+ * guest's perftest (-m); our side learns the result through perftest's MTU exchange.
  *
  * @param verb the perftest test
  * @param guestServer true if perftest in the guest is the server (we are its client)
@@ -53,8 +54,10 @@ public record PeerCase(Verb verb, boolean guestServer, int paths) {
                 continue;
             }
             String[] f = line.split("\\s+");
-            if (f.length != 3 || !(f[1].equals("guest-server") || f[1].equals("guest-client"))) {
-                throw new IllegalArgumentException("plan line must be '<verb> guest-server|guest-client <paths>': " + raw);
+            boolean options = f.length == 3 || (f.length == 4 && f[3].matches("mtu=\\d+"));
+            if (!options || !(f[1].equals("guest-server") || f[1].equals("guest-client"))) {
+                throw new IllegalArgumentException(
+                        "plan line must be '<verb> guest-server|guest-client <paths> [mtu=N]': " + raw);
             }
             cases.add(new PeerCase(Verb.valueOf(f[0].toUpperCase(Locale.ROOT)), f[1].equals("guest-server"),
                     Integer.parseInt(f[2])));

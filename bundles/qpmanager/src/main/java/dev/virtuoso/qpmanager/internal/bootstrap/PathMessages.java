@@ -71,6 +71,27 @@ public final class PathMessages {
     }
 
     /**
+     * REPAIR_PATH: the sender replaced its failed QP on a path (named by the old QP number) with a
+     * new one, to be paired with a new QP of the receiver.
+     */
+    public record RepairPath(int requestId, int oldQpn, int udpPort, int qpn, int psn, int mtu) {
+        public void encode(ByteBuffer out) {
+            out.putInt(requestId).putInt(oldQpn).putInt(udpPort).putInt(qpn).putInt(psn).putInt(mtu);
+        }
+
+        public static RepairPath decode(ByteBuffer in) throws ProtocolException {
+            int id = i32(in);
+            int old = u24(in, "qpn");
+            int port = range(in, "udpPort", 1, 65535);
+            int qpn = u24(in, "qpn");
+            int psn = u24(in, "psn");
+            int mtu = readMtu(in);
+            end(in, "REPAIR_PATH");
+            return new RepairPath(id, old, port, qpn, psn, mtu);
+        }
+    }
+
+    /**
      * PATH_READY and REMOVE_PATH: names a path by the sender's QP number on it.
      *
      * @param qpn the sender's QP number

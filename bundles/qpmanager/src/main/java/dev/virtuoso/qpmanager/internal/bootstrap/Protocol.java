@@ -44,6 +44,9 @@ public final class Protocol {
     public static final int PATH_READY = 22;
     public static final int REMOVE_PATH = 23;
     public static final int PATH_DRAINED = 24;
+    public static final int REPAIR_PATH = 25;
+    public static final int REPAIR_ACK = 26;
+    public static final int REPAIR_NAK = 27;
 
     private Protocol() {
     }
@@ -66,6 +69,9 @@ public final class Protocol {
             case PATH_READY -> "PATH_READY";
             case REMOVE_PATH -> "REMOVE_PATH";
             case PATH_DRAINED -> "PATH_DRAINED";
+            case REPAIR_PATH -> "REPAIR_PATH";
+            case REPAIR_ACK -> "REPAIR_ACK";
+            case REPAIR_NAK -> "REPAIR_NAK";
             default -> "type " + type;
         };
     }

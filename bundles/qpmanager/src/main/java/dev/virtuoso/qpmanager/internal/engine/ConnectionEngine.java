@@ -83,7 +83,6 @@ final class ConnectionEngine implements Runnable {
     private volatile List<PathStats> finalStats = List.of();
     private boolean peerDisconnected;
     private String fatal;
-    private long pathlessSince = -1;
     private int idleRounds;
     private long unknownCompletions;
 
@@ -112,10 +111,10 @@ final class ConnectionEngine implements Runnable {
     }
 
     /** The decomposition's completion sink: SEND completions also report to the reassembly. */
-    static MessageCompletionSink sink(MpConnection conn, Reassembly[] reassembly) {
+    static MessageCompletionSink sink(MpConnection conn, Reassembly reassembly) {
         return (wrId, tag, op, status, bytes, pathCount, detail) -> {
             if (op == MpOpcode.SEND) {
-                reassembly[0].sendFinished(tag >>> 1, (tag & 1) != 0, status, bytes, pathCount);
+                reassembly.sendFinished(tag >>> 1, (tag & 1) != 0, status, bytes, pathCount);
             }
             conn.complete(wrId, op, status, bytes, pathCount, detail);
         };
@@ -176,6 +175,14 @@ final class ConnectionEngine implements Runnable {
     void wake() {
         if (parked) {
             LockSupport.unpark(thread);
+        }
+    }
+
+    /** Wakes the engine whether or not it is parked (control channel events). */
+    void wakeAlways() {
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
         }
     }
 
@@ -296,6 +303,9 @@ final class ConnectionEngine implements Runnable {
             case Protocol.PATH_READY -> paths.onPathReady(body);
             case Protocol.REMOVE_PATH -> paths.onRemovePath(body, now);
             case Protocol.PATH_DRAINED -> paths.onPathDrained(body);
+            case Protocol.REPAIR_PATH -> paths.onRepairPath(body);
+            case Protocol.REPAIR_ACK -> paths.onRepairAck(body);
+            case Protocol.REPAIR_NAK -> paths.onRepairNak(body);
             default -> throw new ProtocolException("unexpected " + Protocol.typeName(type) + " on the control channel");
         }
     }
@@ -449,14 +459,10 @@ final class ConnectionEngine implements Runnable {
             teardown(ConnectionState.CLOSED, "disconnected", true);
             return true;
         }
-        if (table.anyUp()) {
-            pathlessSince = -1;
-        } else if (pathlessSince < 0) {
-            pathlessSince = now;
-        } else if (now - pathlessSince >= options.failoverTimeout().toNanos()) {
-            String why = "no usable path for " + options.failoverTimeout().toMillis() + " ms";
-            decomposition.failAll(MpStatus.PATH_FAILURE, why, true);
-            teardown(ConnectionState.FAILED, why, true);
+        if (decomposition.counters().failoverTimeouts() > 0) {
+            // every path failed and none recovered in time: the requests failed, so does the connection
+            teardown(ConnectionState.FAILED, "no usable path for " + options.failoverTimeout().toMillis() + " ms",
+                    true);
             return true;
         }
         return false;
@@ -512,7 +518,7 @@ final class ConnectionEngine implements Runnable {
                 Thread.currentThread().interrupt();
             }
         }
-        conn.state(end);
+        conn.state(end, reason);
         finished.countDown();
         if (observer != null) {
             observer.closed(conn);
@@ -529,5 +535,13 @@ final class ConnectionEngine implements Runnable {
 
     long unknownCompletions() {
         return unknownCompletions;
+    }
+
+    /** @return a one-line diagnostic of the engine's state (engine thread) */
+    String describe() {
+        return "messages=" + decomposition.messagesInProgress() + " chunks=" + decomposition.chunksInFlight()
+                + " pendingSends=" + !pendingSends.isEmpty() + " receives=" + reassembly.receivesInProgress() + " "
+                + decomposition.counters() + " " + reassembly.counters() + " pathFailures=" + paths.pathFailures()
+                + " unknownCqes=" + unknownCompletions + " paths=" + paths.stats();
     }
 }

@@ -56,6 +56,7 @@ final class ControlChannel implements AutoCloseable {
         this.selector = Selector.open();
         this.key = socket.register(selector, SelectionKey.OP_READ);
         inbound.write(leftover);
+        ping.limit(0);
     }
 
     void start() {

@@ -48,6 +48,7 @@ public final class MpConnection implements MultipathConnection {
     private final Object waitLock = new Object();
     private volatile int waiters;
     private volatile ConnectionState state = ConnectionState.ESTABLISHED;
+    private volatile String endReason;
     private ConnectionEngine engine;
     private VerbsResources res;
 
@@ -225,7 +226,14 @@ public final class MpConnection implements MultipathConnection {
     }
 
     private VirtuosoException closed() {
-        return new VirtuosoException(Reason.CLOSED, "connection " + id + " is " + state);
+        String why = endReason;
+        return new VirtuosoException(Reason.CLOSED, "connection " + id + " is " + state
+                + (why != null ? " (" + why + ")" : ""));
+    }
+
+    /** @return why the connection ended, or {@code null} while it is open */
+    public String endReason() {
+        return endReason;
     }
 
     /** Engine thread: no post may enter after this returns. */
@@ -238,7 +246,8 @@ public final class MpConnection implements MultipathConnection {
         }
     }
 
-    void state(ConnectionState s) {
+    void state(ConnectionState s, String reason) {
+        endReason = reason;
         state = s;
         synchronized (waitLock) {
             waitLock.notifyAll();
@@ -400,6 +409,23 @@ public final class MpConnection implements MultipathConnection {
     @Override
     public void close() {
         disconnect(5, TimeUnit.SECONDS);
+    }
+
+    /** @return the engine's state in one line, for diagnostics */
+    public String describe() {
+        if (engine.finished()) {
+            return state + " (" + endReason + ")";
+        }
+        CompletableFuture<String> f = new CompletableFuture<>();
+        engine.command(e -> f.complete(e.describe()));
+        try {
+            return f.get(COMMAND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } catch (ExecutionException | TimeoutException e) {
+            return "engine does not answer: " + e;
+        }
     }
 
     /** @return the engine (tests and statistics) */

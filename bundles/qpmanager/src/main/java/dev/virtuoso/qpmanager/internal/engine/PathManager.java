@@ -24,7 +24,9 @@ import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPath;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathAck;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathNak;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.PathRef;
+import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.RepairPath;
 import dev.virtuoso.spi.verbs.IbvSendFlags;
+import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvSendWr;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
@@ -42,8 +44,18 @@ import dev.virtuoso.spi.verbs.Vnic;
  * after which the responder uses it too. Removing: a side stops placing chunks on the path and
  * sends REMOVE_PATH; each side, once its own chunks on the path have completed, sends PATH_DRAINED;
  * a side destroys its QP when both directions are drained (or at the deadline).
+ *
+ * <p>Failback: a path whose QP failed leaves the placement; once its chunks are flushed, the side
+ * that saw the failure replaces its QP and sends REPAIR_PATH; the peer replaces its own QP and
+ * answers REPAIR_ACK; the path rejoins (PATH_READY as for an added path). Attempts back off
+ * exponentially while the path keeps failing. If both sides repair at once, the client's request
+ * wins.
  */
 final class PathManager implements ChunkTransport {
+    static final long MIN_REPAIR_DELAY_NANOS = 10_000_000L;
+    static final long MAX_REPAIR_DELAY_NANOS = 1_000_000_000L;
+    private static final long FLUSH_WAIT_NANOS = 1_000_000_000L;
+
     private final VerbsResources res;
     private final IbvSrq srq;
     private final PathTable table;
@@ -51,6 +63,7 @@ final class PathManager implements ChunkTransport {
     private final ConnectOptions options;
     private final CoreSettings settings;
     private final List<InetAddress> allowedLocals;
+    private final boolean client;
     private final PathSlot[] byId;
     private final Map<Integer, PendingAdd> pendingAdds = new HashMap<>();
     private final List<PathSlot> joining = new ArrayList<>();
@@ -62,7 +75,8 @@ final class PathManager implements ChunkTransport {
     }
 
     PathManager(VerbsResources res, IbvSrq srq, PathTable table, ControlWriter writer, ConnectOptions options,
-            CoreSettings settings, List<InetAddress> allowedLocals) {
+            CoreSettings settings, List<InetAddress> allowedLocals, boolean client) {
+        this.client = client;
         this.res = res;
         this.srq = srq;
         this.table = table;
@@ -125,8 +139,166 @@ final class PathManager implements ChunkTransport {
 
     @Override
     public void pathFailed(int path, IbvWcStatus status) {
-        // the path stays out of the placement; re-creating its QP is the failback's job
         pathFailures++;
+        PathSlot s = byId[path];
+        long now = table.nowNanos();
+        s.failedAt = now;
+        s.nextRepairAt = now + s.repairDelayNanos;
+        s.repairDelayNanos = Math.min(2 * s.repairDelayNanos, MAX_REPAIR_DELAY_NANOS);
+    }
+
+    // ---------------------------------------------------------------- failback
+
+    private int repairDuty(long now) {
+        int work = 0;
+        for (int p = 0; p < table.pathCount(); p++) {
+            PathSlot s = byId[p];
+            if (s == null || s.destroyed || s.removing) {
+                continue;
+            }
+            if (table.state(p) == PathState.UP) {
+                if (s.repairDelayNanos > MIN_REPAIR_DELAY_NANOS && table.chunksCompleted(p) > s.completedAtRepair) {
+                    s.repairDelayNanos = MIN_REPAIR_DELAY_NANOS;
+                }
+                continue;
+            }
+            if (table.state(p) != PathState.RECOVERING || s.awaitingReady) {
+                continue;
+            }
+            if (s.repairQp != null) {
+                if (now - s.nextRepairAt > options.handshakeTimeout().toNanos()) {
+                    s.dropRepair();
+                    s.nextRepairAt = now + s.repairDelayNanos;
+                }
+                continue;
+            }
+            if (now - s.nextRepairAt < 0) {
+                continue;
+            }
+            if (table.inFlightChunks(p) > 0) {
+                if (now - s.failedAt < FLUSH_WAIT_NANOS) {
+                    continue;
+                }
+                decomposition.abandonPath(p);
+            }
+            startRepair(s, now);
+            work++;
+        }
+        return work;
+    }
+
+    private void startRepair(PathSlot s, long now) {
+        IbvQp old = s.qp;
+        QpBuilder.toError(old);
+        old.close();
+        try {
+            s.repairQp = QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth());
+        } catch (VerbsException e) {
+            s.nextRepairAt = now + s.repairDelayNanos;
+            return;
+        }
+        s.repairPsn = Authenticator.initialPsn();
+        s.repairRequest = nextRequestId++;
+        s.nextRepairAt = now;
+        RepairPath m = new RepairPath(s.repairRequest, old.qpNum(), res.context.udpPort(), s.repairQp.qpNum(),
+                s.repairPsn, options.mtu());
+        if (!send(Protocol.REPAIR_PATH, m::encode)) {
+            s.dropRepair();
+            s.nextRepairAt = now + s.repairDelayNanos;
+        }
+    }
+
+    void onRepairPath(ByteBuffer body) throws ProtocolException {
+        RepairPath m = RepairPath.decode(body);
+        PathSlot s = byRemoteQpn(m.oldQpn());
+        if (s == null || s.removing) {
+            nak(Protocol.REPAIR_NAK, m.requestId(), "no such path");
+            return;
+        }
+        if (s.repairQp != null) {
+            if (client) {
+                // both sides repair: the client's request wins, the server handles it
+                nak(Protocol.REPAIR_NAK, m.requestId(), "repair collision");
+                return;
+            }
+            s.dropRepair();
+        }
+        int p = s.id;
+        if (table.state(p) == PathState.UP) {
+            table.state(p, PathState.RECOVERING);
+            decomposition.pathsChanged();
+        }
+        QpBuilder.toError(s.qp);
+        decomposition.abandonPath(p);
+        s.qp.close();
+        try {
+            s.qp = QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth());
+            s.localPsn = Authenticator.initialPsn();
+            s.remoteQpn = m.qpn();
+            s.remotePsn = m.psn();
+            s.remoteUdpPort = m.udpPort();
+            s.mtu = Math.min(options.mtu(), m.mtu());
+            QpBuilder.connect(s, options);
+        } catch (VerbsException e) {
+            nak(Protocol.REPAIR_NAK, m.requestId(), "cannot re-create the QP: " + e.getMessage());
+            return;
+        }
+        s.awaitingReady = true;
+        s.completedAtRepair = table.chunksCompleted(p);
+        AddPathAck ack = new AddPathAck(m.requestId(), res.context.udpPort(), s.qp.qpNum(), s.localPsn,
+                options.mtu());
+        send(Protocol.REPAIR_ACK, ack::encode);
+    }
+
+    void onRepairAck(ByteBuffer body) throws ProtocolException {
+        AddPathAck m = AddPathAck.decode(body);
+        PathSlot s = byRepairRequest(m.requestId());
+        if (s == null) {
+            // a request given up on (timeout, collision, removal): the peer's QP stays unused
+            return;
+        }
+        s.qp = s.repairQp;
+        s.localPsn = s.repairPsn;
+        s.repairQp = null;
+        s.repairRequest = 0;
+        s.remoteQpn = m.qpn();
+        s.remotePsn = m.psn();
+        s.remoteUdpPort = m.udpPort();
+        s.mtu = Math.min(options.mtu(), m.mtu());
+        try {
+            QpBuilder.connect(s, options);
+        } catch (VerbsException e) {
+            s.nextRepairAt = table.nowNanos() + s.repairDelayNanos;
+            return;
+        }
+        s.completedAtRepair = table.chunksCompleted(s.id);
+        table.state(s.id, PathState.UP);
+        send(Protocol.PATH_READY, new PathRef(s.qp.qpNum())::encode);
+        decomposition.pathsChanged();
+    }
+
+    void onRepairNak(ByteBuffer body) throws ProtocolException {
+        AddPathNak m = AddPathNak.decode(body);
+        PathSlot s = byRepairRequest(m.requestId());
+        if (s != null) {
+            s.dropRepair();
+            s.nextRepairAt = table.nowNanos() + s.repairDelayNanos;
+        }
+    }
+
+    private PathSlot byRepairRequest(int requestId) {
+        for (int p = 0; p < table.pathCount(); p++) {
+            PathSlot s = byId[p];
+            if (s != null && s.repairQp != null && s.repairRequest == requestId) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private void nak(int type, int requestId, String reason) {
+        AddPathNak nak = new AddPathNak(requestId, reason);
+        send(type, nak::encode);
     }
 
     // ---------------------------------------------------------------- adding
@@ -236,6 +408,17 @@ final class PathManager implements ChunkTransport {
 
     void onPathReady(ByteBuffer body) throws ProtocolException {
         int qpn = PathRef.decode(body).qpn();
+        for (int p = 0; p < table.pathCount(); p++) {
+            PathSlot s = byId[p];
+            if (s != null && s.awaitingReady && s.remoteQpn == qpn) {
+                s.awaitingReady = false;
+                if (!s.removing) {
+                    table.state(p, PathState.UP);
+                    decomposition.pathsChanged();
+                }
+                return;
+            }
+        }
         for (int i = 0; i < joining.size(); i++) {
             PathSlot s = joining.get(i);
             if (s.remoteQpn == qpn) {
@@ -279,6 +462,7 @@ final class PathManager implements ChunkTransport {
 
     private void startRemoval(PathSlot s, long now) {
         s.removing = true;
+        s.dropRepair();
         s.removeDeadline = now + options.handshakeTimeout().toNanos();
         table.state(s.id, PathState.DOWN);
         decomposition.pathsChanged();
@@ -307,9 +491,9 @@ final class PathManager implements ChunkTransport {
         return null;
     }
 
-    /** Timeouts of additions, progress of removals. @return actions taken */
+    /** Timeouts of additions, progress of removals, repairs of failed paths. @return actions taken */
     int duty(long now) {
-        int work = 0;
+        int work = repairDuty(now);
         if (!pendingAdds.isEmpty()) {
             var it = pendingAdds.values().iterator();
             while (it.hasNext()) {

@@ -10,8 +10,8 @@ final class PathSlot {
     final InetAddress local;
     final InetAddress remote;
     final int sgidIndex;
-    final IbvQp qp;
-    final int localPsn;
+    IbvQp qp;
+    int localPsn;
     final int sendQueueDepth;
     final IbvSendWr wr = new IbvSendWr(1);
     int id = -1;
@@ -25,6 +25,17 @@ final class PathSlot {
     boolean peerDrained;
     long removeDeadline;
     boolean destroyed;
+    /** Failback: when to try re-creating the failed QP, and the current back-off. */
+    long nextRepairAt;
+    long repairDelayNanos = PathManager.MIN_REPAIR_DELAY_NANOS;
+    long failedAt;
+    /** A repair request of ours is pending (its new QP, not yet connected). */
+    IbvQp repairQp;
+    int repairPsn;
+    int repairRequest;
+    /** This side answered a repair and waits for the peer's PATH_READY. */
+    boolean awaitingReady;
+    long completedAtRepair;
 
     PathSlot(InetAddress local, InetAddress remote, int sgidIndex, IbvQp qp, int localPsn, int sendQueueDepth) {
         this.local = local;
@@ -39,7 +50,16 @@ final class PathSlot {
         if (!destroyed) {
             destroyed = true;
             qp.close();
+            dropRepair();
         }
+    }
+
+    void dropRepair() {
+        if (repairQp != null) {
+            repairQp.close();
+            repairQp = null;
+        }
+        repairRequest = 0;
     }
 
     @Override

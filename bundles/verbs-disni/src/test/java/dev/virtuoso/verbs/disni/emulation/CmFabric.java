@@ -27,7 +27,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * TESTS ONLY: what the kernel's RDMA CM and librdmacm do for the ids of all emulated devices:
  * address bindings and port conflicts, listeners, REQ/REP (connect/accept drive both QPs
  * INIT -> RTR -> RTS with each other's QPN, random start PSNs and the path's GIDs), REJ when nobody
- * listens, DREQ on disconnect or destroy (peer QP to ERR, DISCONNECTED events).
+ * listens, DREQ on disconnect or destroy (own QP to ERR, DISCONNECTED events on both sides).
  */
 public final class CmFabric {
     private record Binding(InetAddress address, int port, EmuCmId id) {
@@ -234,8 +234,13 @@ public final class CmFabric {
         qp.modifyQp(rts, IbvQpAttr.MASK_RTS);
     }
 
-    /** rdma_disconnect: own and peer QP to ERR, DISCONNECTED on both sides. */
+    /**
+     * rdma_disconnect: librdmacm moves the caller's QP to ERR and sends a DREQ; the peer gets
+     * DISCONNECTED, its QP is left alone (its application decides), so its traffic to us now
+     * meets a QP in ERR.
+     */
     synchronized int disconnect(EmuCmId id) {
+        toErr(id); // librdmacm modifies the QP to ERR first, whatever the CM state
         if (id.state != EmuCmId.State.CONNECTED) {
             return -1;
         }
@@ -248,7 +253,6 @@ public final class CmFabric {
         id.state = EmuCmId.State.DISCONNECTED;
         EmuCmId peer = id.peer;
         if (peer != null && peer.state == EmuCmId.State.CONNECTED) {
-            toErr(peer);
             peer.state = EmuCmId.State.DISCONNECTED;
             post(peer, EventType.RDMA_CM_EVENT_DISCONNECTED, null, peer);
         }

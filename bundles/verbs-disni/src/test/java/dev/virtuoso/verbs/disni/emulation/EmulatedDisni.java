@@ -32,7 +32,7 @@ import dev.virtuoso.spi.verbs.Vnic;
  * <p>It reproduces what the binding depends on in libdisni/librdmacm: CM ids bound to device
  * addresses give the device's context; {@code rdma_create_qp} leaves the QP in INIT; connect/accept
  * drive both QPs to RTS with the REQ/REP's QPNs and PSNs and report ESTABLISHED; disconnect and
- * destroy move the peer to ERR and report DISCONNECTED; no listener means REJECTED. And the
+ * destroy move the own QP to ERR and report DISCONNECTED; no listener means REJECTED. And the
  * quirks of libdisni 2.1: a CQ needs a channel, stateful calls freeze opcode, SGE count and
  * immediate data when prepared, receive calls cannot be changed at all, error completions leave
  * {@code qp_num} and the other fields stale, immediate data is copied in host byte order.

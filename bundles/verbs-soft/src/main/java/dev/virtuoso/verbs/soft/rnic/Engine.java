@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.spi.verbs.VerbsCounter;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
@@ -26,6 +27,9 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
  */
 final class Engine implements Runnable, DatagramHandler {
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+    private static final long BLOCKED_PARK_NANOS = 20_000L;
+    /** A port that refuses every send for this long has its packets treated as lost. */
+    private static final long BLOCKED_LOSS_NANOS = 2_000_000L;
 
     final SoftRnic rnic;
     final PacketBuilder builder = new PacketBuilder();
@@ -44,7 +48,6 @@ final class Engine implements Runnable, DatagramHandler {
     private final boolean icrcCheck;
     private final long spinNanos;
     private final long maxParkNanos;
-    private final long blockedLossNanos;
     private SoftQp[] qps = new SoftQp[0];
     private IntTable<SoftQp> byNum = IntTable.empty();
     private long now;
@@ -63,7 +66,6 @@ final class Engine implements Runnable, DatagramHandler {
         this.icrcCheck = c.icrcCheck();
         this.spinNanos = c.spinNanos();
         this.maxParkNanos = c.maxParkNanos();
-        this.blockedLossNanos = 2_000_000L;
     }
 
     @Override
@@ -119,7 +121,13 @@ final class Engine implements Runnable, DatagramHandler {
     }
 
     private void park() throws IOException {
-        long deadline = now + (txBlocked ? 50_000L : maxParkNanos);
+        if (txBlocked) {
+            // the wire refused a send: retry soon, without a selector round trip (UDP's await
+            // sleeps at least a millisecond)
+            LockSupport.parkNanos(BLOCKED_PARK_NANOS);
+            return;
+        }
+        long deadline = now + maxParkNanos;
         for (SoftQp qp : qps) {
             long d = qp.deadline();
             if (d != 0 && d - deadline < 0) {
@@ -209,10 +217,6 @@ final class Engine implements Runnable, DatagramHandler {
         }
     }
 
-    SoftQp[] qps() {
-        return qps;
-    }
-
     /**
      * Finishes the packet in {@link #builder} (pad, ICRC) and sends it on the QP's path.
      *
@@ -241,7 +245,7 @@ final class Engine implements Runnable, DatagramHandler {
             portBlockedSince[portIndex] = now == 0 ? 1 : now;
             return false;
         }
-        return now - since > blockedLossNanos;
+        return now - since > BLOCKED_LOSS_NANOS;
     }
 
     @Override

@@ -109,6 +109,7 @@ public final class SoftRnic implements AutoCloseable {
             throw new VerbsException(VerbsException.EIO, "cannot open the ports of " + name()
                     + " on " + addrs + " port " + config.udpPort() + ": " + e.getMessage(), e);
         }
+        warnIfIcrcUnverifiable(opened);
         wire = w;
         ports = opened;
         addresses = addrs.toArray(new InetAddress[0]);
@@ -119,6 +120,24 @@ public final class SoftRnic implements AutoCloseable {
         engine = e;
         thread = t;
         t.start();
+    }
+
+    /**
+     * The generated ICRC assumes IPv4 ID 0 with DF; a UDP socket gives that only with
+     * IP_DONTFRAGMENT (Java 19+). Peers that verify ICRCs (rxe, hardware) drop our packets otherwise.
+     */
+    private void warnIfIcrcUnverifiable(WirePort[] opened) {
+        for (WirePort p : opened) {
+            if (p instanceof dev.virtuoso.verbs.soft.udp.UdpWirePort
+                    && p.localAddress().getAddress() instanceof java.net.Inet4Address
+                    && !((dev.virtuoso.verbs.soft.udp.UdpWirePort) p).dontFragment()) {
+                System.getLogger(SoftRnic.class.getName()).log(System.Logger.Level.INFO,
+                        "soft RNIC " + name() + ": this JVM cannot set IP_DONTFRAGMENT, so the "
+                        + "kernel picks IPv4 IDs and peers that verify ICRCs (rxe, RNICs) will "
+                        + "drop our packets; soft-to-soft traffic is unaffected");
+                return;
+            }
+        }
     }
 
     void release(SoftContext c) {

@@ -63,8 +63,11 @@ public final class UdpWire implements Wire {
         return DONT_FRAGMENT != null;
     }
 
+    private static final System.Logger LOG = System.getLogger(UdpWire.class.getName());
+
     private final UdpWireOptions options;
     private final Selector selector;
+    private boolean bufferWarningLogged;
     private final List<UdpWirePort> ports = new ArrayList<>();
     private volatile boolean parked;
     @SuppressWarnings("unused") // through PENDING
@@ -120,6 +123,7 @@ public final class UdpWire implements Wire {
                 port = new UdpWirePort(this, ch, dontFragment);
                 ch.register(selector, SelectionKey.OP_READ, port);
                 ports.add(port);
+                warnIfBufferCapped(port);
             }
             // a select already in progress only sees the new socket after it returns
             if (parked) {
@@ -129,6 +133,17 @@ public final class UdpWire implements Wire {
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
+        }
+    }
+
+    /** Linux reports twice the usable size; a capped buffer overflows under bursts (go-back-N). */
+    private void warnIfBufferCapped(UdpWirePort port) throws IOException {
+        int granted = port.receiveBufferBytes() / 2;
+        if (!bufferWarningLogged && granted < options.receiveBufferBytes() / 2) {
+            bufferWarningLogged = true;
+            LOG.log(System.Logger.Level.WARNING, "UDP receive buffer of " + port + " is " + granted
+                    + " bytes, requested " + options.receiveBufferBytes()
+                    + ": raise net.core.rmem_max (sysctl) or bursts beyond it are dropped and retransmitted");
         }
     }
 

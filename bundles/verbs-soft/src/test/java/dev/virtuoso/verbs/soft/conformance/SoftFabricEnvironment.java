@@ -61,11 +61,6 @@ final class SoftFabricEnvironment implements ConformanceEnvironment {
     }
 
     @Override
-    public double timeoutSlack() {
-        return 1.5;
-    }
-
-    @Override
     public void close() {
         provider.close();
         network.close();

@@ -133,17 +133,25 @@ class AdaptivePolicyTest {
     }
 
     @Test
-    void congestionWindowSmallerThanItsOwnKeepsEveryPathBusy() {
-        double[] rate = {200 * MBIT, 100 * MBIT, 50 * MBIT, 25 * MBIT};
-        FakePaths view = new FakePaths(4);
-        // the core allows one chunk per path: the session's first choice is often refused
-        PathSimulation sim = new PathSimulation(view, session(view, Map.of()), rate, MIB, 1, 100_000, 16 * MIB,
-                Integer.MAX_VALUE);
-        sim.runUntil(1000 * MS);
-        long before = sim.deliveredTotal();
-        sim.runUntil(2000 * MS);
-        double goodput = sim.deliveredTotal() - before;
-        assertTrue(goodput >= 0.9 * sum(rate), "goodput " + goodput / MBIT + " Mbit/s of 375");
+    void choiceRefusedByTheCoreIsAvoidedUntilSomethingChanges() {
+        FakePaths view = new FakePaths(2);
+        view.probed = new double[] {100e6, 1e6};
+        AdaptiveSession lb = session(view, Map.of("lb-adaptive.exploreEvery", 0));
+        ChunkPlacement out = new ChunkPlacement();
+        assertTrue(lb.place(1, 100 * MIB, out));
+        assertEquals(0, out.path(), "the fast path first");
+        view.post(0, out.maxBytes());
+        assertTrue(lb.place(1, 100 * MIB, out));
+        assertEquals(0, out.path(), "one chunk in flight is not full for the session");
+        // the core's congestion-avoidance window (1) refuses it and asks again without posting
+        assertTrue(lb.place(1, 100 * MIB, out));
+        assertEquals(1, out.path(), "asked again: another path");
+        view.post(1, out.maxBytes());
+        view.now += 10 * MS;
+        view.complete(0, 2 * MIB, true);
+        lb.onChunkComplete(0, 2 * MIB, 10 * MS, ChunkOutcome.SUCCESS);
+        assertTrue(lb.place(1, 100 * MIB, out));
+        assertEquals(0, out.path(), "a completion clears the refusal");
     }
 
     @Test

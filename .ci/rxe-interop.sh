@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# CI step for issue 9: the soft RNIC against the Linux kernel's Soft-RoCE (rdma_rxe) in a qemu guest.
+# Runs after the unit tests (`mvn -B verify` built itests/rxe-interop and its peer classpath).
+# Boots the guest once and runs scenarios/interop (perftest write/read/send, both directions, one and
+# two paths). Skips (exit 0, with a message) only where root, tap devices or qemu cannot be had.
+# The guest build is cached outside the checkout so later runs on the same machine reuse it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+itest=itests/rxe-interop
+if [ ! -f "$itest/target/peer.classpath" ] || [ ! -d "$itest/target/classes/dev" ]; then
+    echo "rxe-interop: $itest is not built; run after 'mvn -B verify' (or mvn -pl $itest install)" >&2
+    exit 1
+fi
+export RXE_GUEST_CACHE="${RXE_GUEST_CACHE:-/var/cache/virtuoso/rxe-guest}"
+
+start=$SECONDS
+rc=0
+timeout --kill-after=10 "${RXE_CI_TIMEOUT:-580}" "$itest/run-scenario.sh" --out "$itest/target/rxe-interop" interop || rc=$?
+case "$rc" in
+    0) echo "rxe-interop: passed in $((SECONDS - start)) s";;
+    2) echo "rxe-interop: SKIPPED (see the reason above: root, /dev/net/tun or qemu unavailable)"; rc=0;;
+    124|137) echo "rxe-interop: FAILED: over ${RXE_CI_TIMEOUT:-580} s" >&2;;
+    *) echo "rxe-interop: FAILED after $((SECONDS - start)) s (logs in $itest/target/rxe-interop)" >&2;;
+esac
+exit "$rc"

@@ -1,0 +1,285 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathConnector;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.api.VirtuosoException.Reason;
+import dev.virtuoso.decomposer.Decomposer;
+import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.decomposer.DecompositionConfig;
+import dev.virtuoso.decomposer.DecompositionWiring;
+import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.qpmanager.internal.bootstrap.FrameChannel;
+import dev.virtuoso.qpmanager.internal.bootstrap.Handshake;
+import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
+import dev.virtuoso.reassembler.Reassembler;
+import dev.virtuoso.spi.verbs.RdmaDevice;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.spi.verbs.Vnic;
+
+/**
+ * {@code MP_rdma_connect} and its listening side, usable with plain constructors outside OSGi. It
+ * tracks every connection and listener it creates and closes them in {@link #close()}.
+ */
+public final class Connector implements MultipathConnector, AutoCloseable {
+    /** Told about connections coming and going (e.g. to publish them as services). */
+    public interface Observer {
+        void established(MultipathConnection c);
+
+        void closed(MultipathConnection c);
+    }
+
+    private final Function<String, VerbsProvider> providers;
+    private final Decomposer decomposer;
+    private final Reassembler reassembler;
+    private final PolicyRegistry registry;
+    private final String idPrefix;
+    private final AtomicLong nextId = new AtomicLong();
+    private final Map<MpConnection, VerbsProvider> connections = new ConcurrentHashMap<>();
+    private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
+    private volatile CoreSettings settings;
+    private volatile Observer observer;
+    private volatile boolean closed;
+
+    /**
+     * @param providers verbs provider by name ({@code null} name: the settings' default)
+     * @param decomposer the decomposer service
+     * @param reassembler the reassembler service
+     * @param registry bound policies
+     * @param settings connector-wide settings
+     */
+    public Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
+            PolicyRegistry registry, CoreSettings settings) {
+        this.providers = providers;
+        this.decomposer = decomposer;
+        this.reassembler = reassembler;
+        this.registry = registry;
+        this.settings = settings;
+        this.idPrefix = Integer.toHexString(new SecureRandom().nextInt() & 0x7FFF_FFFF);
+    }
+
+    public void settings(CoreSettings s) {
+        settings = s;
+    }
+
+    public void observer(Observer o) {
+        observer = o;
+    }
+
+    /** @return the connections currently open */
+    public List<MultipathConnection> connections() {
+        return new ArrayList<>(connections.keySet());
+    }
+
+    VerbsProvider provider(ConnectOptions o) throws VirtuosoException {
+        String name = o.provider() != null ? o.provider() : settings.defaultProvider();
+        VerbsProvider p = providers.apply(name);
+        if (p == null) {
+            throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, "no verbs provider named " + name);
+        }
+        return p;
+    }
+
+    private String newId() {
+        return idPrefix + "-" + nextId.incrementAndGet();
+    }
+
+    private void checkOpen() throws VirtuosoException {
+        if (closed) {
+            throw new VirtuosoException(Reason.CLOSED, "connector is closed");
+        }
+    }
+
+    @Override
+    public MultipathConnection connect(InetSocketAddress remote, ConnectOptions options) throws VirtuosoException {
+        checkOpen();
+        PolicyBinder.check(registry, options);
+        VerbsProvider provider = provider(options);
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null);
+        setup.client = true;
+        try {
+            setup.open();
+            Handshake.Result hr = Handshake.client(remote, options.sharedSecret(), options.remoteAddresses(),
+                    options.handshakeTimeout(), setup);
+            return establish(setup, hr, remote, provider);
+        } finally {
+            setup.close();
+        }
+    }
+
+    @Override
+    public MultipathListener listen(InetSocketAddress bootstrap, ConnectOptions options) throws VirtuosoException {
+        checkOpen();
+        PolicyBinder.check(registry, options);
+        VerbsProvider provider = provider(options);
+        List<InetAddress> locals = Setup.localAddresses(deviceAddresses(provider, options.device()), options);
+        ServerSocketChannel ssc;
+        try {
+            ssc = ServerSocketChannel.open();
+            ssc.bind(bootstrap);
+        } catch (IOException e) {
+            throw new VirtuosoException(Reason.IO, "cannot listen on " + bootstrap + ": " + e.getMessage(), e);
+        }
+        Listener l = new Listener(this, ssc, options, provider, locals);
+        listeners.add(l);
+        l.start();
+        return l;
+    }
+
+    private static List<InetAddress> deviceAddresses(VerbsProvider p, String device) throws VirtuosoException {
+        try {
+            for (RdmaDevice d : p.devices()) {
+                if (device == null || d.name().equals(device)) {
+                    List<InetAddress> out = new ArrayList<>();
+                    for (Vnic v : d.vnics()) {
+                        out.add(v.address());
+                    }
+                    return out;
+                }
+            }
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, "cannot list devices: " + e.getMessage(), e);
+        }
+        throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, "provider " + p.name() + " has no device "
+                + (device == null ? "" : device));
+    }
+
+    /** Server side of one accepted bootstrap connection (listener thread). */
+    MpConnection accept(SocketChannel socket, ConnectOptions options, VerbsProvider provider, List<InetAddress> locals)
+            throws VirtuosoException {
+        FrameChannel fc;
+        try {
+            fc = FrameChannel.accepted(socket);
+        } catch (IOException e) {
+            throw new VirtuosoException(Reason.IO, "cannot set up accepted connection: " + e.getMessage(), e);
+        }
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals);
+        try {
+            Handshake.Result hr = Handshake.server(fc, options.sharedSecret(), options.handshakeTimeout(), setup);
+            return establish(setup, hr, fc.remoteAddress(), provider);
+        } catch (VirtuosoException | RuntimeException e) {
+            fc.close();
+            throw e;
+        } finally {
+            setup.close();
+        }
+    }
+
+    private MpConnection establish(Setup s, Handshake.Result hr, InetSocketAddress remote, VerbsProvider provider)
+            throws VirtuosoException {
+        ConnectOptions o = s.options;
+        CoreSettings cs = s.settings;
+        try {
+            s.reassembly.start(hr.peer().maxReceives(), hr.peer().slots(), hr.peer().slotBytes());
+        } catch (VerbsException e) {
+            hr.channel().close();
+            throw new VirtuosoException(Reason.VERBS, "cannot post receive slots: " + e.getMessage(), e);
+        }
+        ByteBuffer leftover = ByteBuffer.allocate(Protocol.HEADER_BYTES + Protocol.MAX_HANDSHAKE_BODY);
+        SocketChannel socket;
+        try {
+            socket = hr.channel().detach(leftover);
+        } catch (IOException e) {
+            hr.channel().close();
+            throw new VirtuosoException(Reason.IO, "cannot keep the control channel: " + e.getMessage(), e);
+        }
+        leftover.flip();
+        MpConnection conn = new MpConnection(s.id, remote, o);
+        PathTable table = new PathTable(cs.maxPaths());
+        PathManager paths = new PathManager(s.res, s.reassembly.srq(), table, s.writer, o, cs, s.locals(), s.client);
+        for (PathSlot slot : s.slots) {
+            paths.addEstablished(slot);
+        }
+        int maxChunks = cs.maxPaths() * cs.sendQueueDepth();
+        Decomposition d = decomposer.newDecomposition(
+                new DecompositionConfig(s.id, o.maxOutstanding(), maxChunks, o.splitThreshold(), o.chunkSize(),
+                        cs.builtinChunksPerPath(), o.failoverTimeout().toNanos()),
+                new DecompositionWiring(table, paths, ConnectionEngine.sink(conn, s.reassembly), null, null));
+        paths.decomposition(d);
+        PolicyBinder policies = new PolicyBinder(registry, o, s.id, d, table);
+        ConnectionEngine[] engine = new ConnectionEngine[1];
+        ControlChannel channel;
+        try {
+            channel = new ControlChannel(s.id, socket, leftover, () -> engine[0].wakeAlways(),
+                    TimeUnit.MILLISECONDS.toNanos(cs.heartbeatMillis()), TimeUnit.MILLISECONDS.toNanos(cs.livenessMillis()));
+        } catch (IOException e) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // failing anyway
+            }
+            throw new VirtuosoException(Reason.IO, "cannot start the control channel: " + e.getMessage(), e);
+        }
+        s.writer.attach(channel);
+        engine[0] = new ConnectionEngine(conn, s.res, s.reassembly, d, table, paths, policies, registry, channel,
+                s.writer, this::closed);
+        conn.attach(engine[0], s.res);
+        s.handOver();
+        connections.put(conn, provider);
+        engine[0].start();
+        Observer obs = observer;
+        if (obs != null) {
+            obs.established(conn);
+        }
+        if (closed) {
+            conn.close();
+            throw new VirtuosoException(Reason.CLOSED, "connector closed");
+        }
+        return conn;
+    }
+
+    private void closed(MpConnection c) {
+        connections.remove(c);
+        Observer obs = observer;
+        if (obs != null) {
+            obs.closed(c);
+        }
+    }
+
+    void forget(Listener l) {
+        listeners.remove(l);
+    }
+
+    /** Disconnects every connection opened through a provider that went away. */
+    public void providerGone(VerbsProvider p) {
+        for (Map.Entry<MpConnection, VerbsProvider> e : connections.entrySet()) {
+            if (e.getValue() == p) {
+                e.getKey().engine().requestClose(0);
+            }
+        }
+    }
+
+    /** Closes every listener and disconnects every connection (flushing their work). */
+    @Override
+    public void close() {
+        closed = true;
+        for (Listener l : listeners) {
+            l.close();
+        }
+        for (MpConnection c : connections.keySet()) {
+            c.engine().requestClose(0);
+        }
+        for (MpConnection c : connections.keySet()) {
+            c.engine().join(5000);
+        }
+    }
+}

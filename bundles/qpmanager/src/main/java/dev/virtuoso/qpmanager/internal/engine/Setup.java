@@ -1,0 +1,190 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.api.VirtuosoException.Reason;
+import dev.virtuoso.qpmanager.internal.bootstrap.Authenticator;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.PathAnswer;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.PathOffer;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ReceiveParams;
+import dev.virtuoso.qpmanager.internal.bootstrap.PathSetup;
+import dev.virtuoso.reassembler.Reassembler;
+import dev.virtuoso.reassembler.Reassembly;
+import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.spi.verbs.Vnic;
+
+/**
+ * The verbs resources of a connection being set up (device context, PD, CQ, SRQ, QPs), created
+ * through the handshake's {@link PathSetup} calls. Released on {@link #close()} unless handed to an
+ * engine.
+ */
+final class Setup implements PathSetup, AutoCloseable {
+    final String id;
+    final ConnectOptions options;
+    final CoreSettings settings;
+    final ControlWriter writer = new ControlWriter();
+    final List<PathSlot> slots = new ArrayList<>();
+    private final VerbsProvider provider;
+    private final Reassembler reassembler;
+    private final ReceiveParams params;
+    private List<InetAddress> locals;
+    VerbsResources res;
+    Reassembly reassembly;
+    private boolean handedOver;
+    /** Whether this side connected (the client) or accepted. */
+    boolean client;
+
+    Setup(String id, ConnectOptions options, CoreSettings settings, VerbsProvider provider, Reassembler reassembler,
+            List<InetAddress> locals) {
+        this.id = id;
+        this.options = options;
+        this.settings = settings;
+        this.provider = provider;
+        this.reassembler = reassembler;
+        this.locals = locals;
+        this.params = new ReceiveParams(options.maxOutstanding(), options.smallMessageSlots(), slotBytes(options),
+                options.mtu());
+    }
+
+    /** Small-message slots hold messages below the split threshold (at least 64 bytes, at most 1 MiB). */
+    static int slotBytes(ConnectOptions o) {
+        return (int) Math.max(64, Math.min(o.splitThreshold(), ReassemblyConfig.MAX_SLOT_BYTES));
+    }
+
+    /** Opens the device, PD, CQ and the reassembly's SRQ (idempotent). */
+    void open() throws VirtuosoException {
+        if (res != null) {
+            return;
+        }
+        int cqEntries = settings.maxPaths() * settings.sendQueueDepth() + options.smallMessageSlots() + 64;
+        res = VerbsResources.open(provider, options.device(), cqEntries);
+        if (locals == null) {
+            locals = localAddresses(res.addresses(), options);
+        }
+        try {
+            reassembly = reassembler.newReassembly(new ReassemblyConfig(id, options.maxOutstanding(),
+                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold()), res.pd, writer);
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.VERBS, "cannot create the receive queue: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param vnics the device's vNIC addresses
+     * @param o options naming a subset, or none
+     * @return the local addresses paths may use
+     * @throws VirtuosoException NO_PATH if an address is not a vNIC of the device
+     */
+    static List<InetAddress> localAddresses(List<InetAddress> vnics, ConnectOptions o) throws VirtuosoException {
+        if (o.localAddresses().isEmpty()) {
+            return List.copyOf(vnics);
+        }
+        for (InetAddress a : o.localAddresses()) {
+            if (!vnics.contains(a)) {
+                throw new VirtuosoException(Reason.NO_PATH, a + " is not a vNIC of the device (" + vnics + ")");
+            }
+        }
+        return o.localAddresses();
+    }
+
+    List<InetAddress> locals() {
+        return locals;
+    }
+
+    @Override
+    public List<InetAddress> localAddresses() {
+        return locals;
+    }
+
+    @Override
+    public ReceiveParams params() {
+        return params;
+    }
+
+    private PathSlot newSlot(InetAddress local, InetAddress remote) throws VirtuosoException {
+        Vnic v = res.vnic(local);
+        if (v == null || !locals.contains(local)) {
+            throw new VirtuosoException(Reason.NO_PATH, local + " is not a vNIC this side serves");
+        }
+        try {
+            PathSlot s = new PathSlot(local, remote, v.gidIndex(),
+                    QpBuilder.create(res.pd, res.cq, reassembly.srq(), settings.sendQueueDepth()),
+                    Authenticator.initialPsn(), settings.sendQueueDepth());
+            slots.add(s);
+            return s;
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.VERBS, "cannot create a QP: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public List<PathOffer> offerPaths(List<InetAddress> local, List<InetAddress> remote) throws VirtuosoException {
+        open();
+        List<PathOffer> offers = new ArrayList<>(local.size());
+        for (int i = 0; i < local.size(); i++) {
+            PathSlot s = newSlot(local.get(i), remote.get(i));
+            offers.add(new PathOffer(s.local, s.remote, res.context.udpPort(), s.qp.qpNum(), s.localPsn));
+        }
+        return offers;
+    }
+
+    @Override
+    public void connectPaths(ReceiveParams peer, List<PathAnswer> answers) throws VirtuosoException {
+        for (int i = 0; i < answers.size(); i++) {
+            PathSlot s = slots.get(i);
+            PathAnswer a = answers.get(i);
+            connect(s, a.udpPort(), a.qpn(), a.psn(), peer.mtu());
+        }
+    }
+
+    @Override
+    public List<PathAnswer> acceptPaths(ReceiveParams peer, List<PathOffer> offers) throws VirtuosoException {
+        open();
+        List<PathAnswer> answers = new ArrayList<>(offers.size());
+        for (PathOffer o : offers) {
+            PathSlot s = newSlot(o.remote(), o.local());
+            connect(s, o.udpPort(), o.qpn(), o.psn(), peer.mtu());
+            answers.add(new PathAnswer(res.context.udpPort(), s.qp.qpNum(), s.localPsn));
+        }
+        return answers;
+    }
+
+    private void connect(PathSlot s, int udpPort, int qpn, int psn, int peerMtu) throws VirtuosoException {
+        s.remoteUdpPort = udpPort;
+        s.remoteQpn = qpn;
+        s.remotePsn = psn;
+        s.mtu = Math.min(options.mtu(), peerMtu);
+        try {
+            QpBuilder.connect(s, options);
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.VERBS, "cannot connect " + s + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The resources now belong to an engine. */
+    void handOver() {
+        handedOver = true;
+    }
+
+    @Override
+    public void close() {
+        if (handedOver) {
+            return;
+        }
+        for (PathSlot s : slots) {
+            s.destroy();
+        }
+        if (reassembly != null) {
+            reassembly.close();
+        }
+        if (res != null) {
+            res.close();
+        }
+    }
+}

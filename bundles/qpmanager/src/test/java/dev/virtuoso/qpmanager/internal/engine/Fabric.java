@@ -1,0 +1,96 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.decomposer.internal.DecomposerComponent;
+import dev.virtuoso.reassembler.internal.ReassemblerComponent;
+import dev.virtuoso.verbs.soft.SoftRnicConfig;
+import dev.virtuoso.verbs.soft.SoftVerbsProvider;
+import dev.virtuoso.verbs.soft.fabric.FabricLink;
+import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
+import dev.virtuoso.verbs.soft.fabric.LinkSpec;
+
+/**
+ * Two soft RNICs on the in-process fabric: host {@code a} with vNICs 10.0.1.1.. and host {@code b}
+ * with 10.0.2.1.., path i being the link between 10.0.1.(i+1) and 10.0.2.(i+1), and one connector
+ * serving both sides (device {@code a} connects, device {@code b} listens).
+ */
+final class Fabric implements AutoCloseable {
+    final FabricNetwork network;
+    final SoftVerbsProvider provider;
+    final PolicyRegistry policies = new PolicyRegistry();
+    final Connector connector;
+    final List<FabricLink> links = new ArrayList<>();
+    final List<InetAddress> aAddresses = new ArrayList<>();
+    final List<InetAddress> bAddresses = new ArrayList<>();
+    private MultipathListener listener;
+
+    /** @param specs one link spec per path, in the fabric's text form */
+    Fabric(String... specs) {
+        this(CoreSettings.DEFAULTS, specs);
+    }
+
+    Fabric(CoreSettings settings, String... specs) {
+        network = new FabricNetwork("test", 7);
+        for (int i = 0; i < specs.length; i++) {
+            aAddresses.add(ip("10.0.1." + (i + 1)));
+            bAddresses.add(ip("10.0.2." + (i + 1)));
+        }
+        network.addHost("a", aAddresses.toArray(new InetAddress[0]));
+        network.addHost("b", bAddresses.toArray(new InetAddress[0]));
+        for (int i = 0; i < specs.length; i++) {
+            links.add(network.link(aAddresses.get(i), bAddresses.get(i), LinkSpec.parse(specs[i])));
+        }
+        provider = new SoftVerbsProvider(
+                SoftRnicConfig.builder("a").addresses(aAddresses).fabric(network, "a").build(),
+                SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").build());
+        connector = new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
+                new ReassemblerComponent(), policies, settings);
+    }
+
+    static InetAddress ip(String s) {
+        try {
+            return InetAddress.getByName(s);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    static ConnectOptions.Builder options() {
+        return ConnectOptions.builder().handshakeTimeout(java.time.Duration.ofSeconds(5));
+    }
+
+    /** Connects a (client) to b (server) with the given options on both sides. */
+    MultipathConnection[] connect(ConnectOptions.Builder client, ConnectOptions.Builder server) throws Exception {
+        listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                server.device("b").build());
+        MultipathConnection c = connector.connect(listener.localAddress(), client.device("a").build());
+        MultipathConnection s = listener.accept(10, TimeUnit.SECONDS);
+        if (s == null) {
+            throw new AssertionError("server side did not accept");
+        }
+        return new MultipathConnection[] {c, s};
+    }
+
+    MultipathListener listener() {
+        return listener;
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close();
+        }
+        connector.close();
+        provider.close();
+        network.close();
+    }
+}

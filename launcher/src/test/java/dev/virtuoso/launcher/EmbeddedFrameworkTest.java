@@ -1,0 +1,76 @@
+package dev.virtuoso.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+
+import dev.virtuoso.features.BundleEntry;
+
+/**
+ * Boots the embedded framework with the demo's features from the bundles the build staged
+ * (target/bundles) and checks that every bundle is ACTIVE and the commands are registered; then
+ * runs {@code virtuoso paths} end to end through {@link Main}.
+ */
+class EmbeddedFrameworkTest {
+
+    @Test
+    void demoFeaturesStartAndPublishTheCommands() throws Exception {
+        BundleIndex index = BundleIndex.read(Main.bundlesDir());
+        List<BundleEntry> bundles = FeaturesLoader.load().bundlesFor(Subcommand.DEMO.features());
+        try (EmbeddedFramework fw = EmbeddedFramework.start(Map.of(), false)) {
+            List<Bundle> installed = fw.installAndStart(bundles, index);
+            assertEquals(bundles.size(), installed.size());
+            List<String> notActive = new ArrayList<>();
+            for (Bundle b : installed) {
+                boolean fragment = b.getHeaders().get(Constants.FRAGMENT_HOST) != null;
+                if (b.getState() != (fragment ? Bundle.RESOLVED : Bundle.ACTIVE)) {
+                    notActive.add(b.getSymbolicName() + " state " + b.getState());
+                }
+            }
+            assertTrue(notActive.isEmpty(), "not active: " + notActive);
+            for (String function : List.of("demo", "bench", "vnics", "connections", "policy", "path", "testbed", "link")) {
+                long deadline = System.currentTimeMillis() + 10_000;
+                ServiceReference<?>[] refs = null;
+                while (refs == null && System.currentTimeMillis() < deadline) {
+                    refs = fw.context().getAllServiceReferences(null,
+                            "(&(osgi.command.scope=virtuoso)(osgi.command.function=" + function + "))");
+                    if (refs == null) {
+                        Thread.sleep(20);
+                    }
+                }
+                assertNotNull(refs, "virtuoso:" + function + " is registered");
+            }
+        }
+    }
+
+    @Test
+    void pathsRunsEndToEnd() {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            code = Main.run(new String[] {"paths"}, System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(saved);
+        }
+        String o = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(Main.OK, code, "stderr: " + err.toString(StandardCharsets.UTF_8));
+        assertTrue(o.contains("provider") && o.contains("vNIC address"), o);
+        assertFalse(err.toString(StandardCharsets.UTF_8).contains("\tat "), "no stack trace");
+    }
+}

@@ -1,0 +1,48 @@
+package dev.virtuoso.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class LauncherArgsTest {
+
+    @Test
+    void subcommandTakesTheRestOfTheLine() throws Exception {
+        LauncherArgs a = LauncherArgs.parse(new String[] {"-v", "--feature", "virtuoso-disni", "bench", "-s", "4096", "-v",
+            "host"});
+        assertEquals(Subcommand.BENCH, a.subcommand());
+        assertEquals(List.of("-s", "4096", "-v", "host"), a.args());
+        assertTrue(a.verbose());
+        assertEquals(List.of("virtuoso-disni"), a.extraFeatures());
+        assertEquals(List.of("x"), LauncherArgs.parse(new String[] {"--feature=x", "demo"}).extraFeatures());
+    }
+
+    @Test
+    void helpForms() throws Exception {
+        assertTrue(LauncherArgs.parse(new String[] {"--help"}).helpOnly());
+        assertTrue(LauncherArgs.parse(new String[] {"help"}).helpOnly());
+        LauncherArgs h = LauncherArgs.parse(new String[] {"help", "demo"});
+        assertEquals(Subcommand.DEMO, h.subcommand());
+        assertEquals(List.of("--help"), h.args());
+    }
+
+    @Test
+    void badLinesAreUsageErrors() {
+        for (String[] bad : new String[][] {{}, {"frobnicate"}, {"--bogus", "demo"}, {"--feature"}, {"-v"},
+            {"shell", "extra"}, {"help", "nothing"}}) {
+            assertThrows(UsageException.class, () -> LauncherArgs.parse(bad), String.join(" ", bad));
+        }
+    }
+
+    @Test
+    void usageNamesEverySubcommand() {
+        String u = LauncherArgs.usage();
+        for (Subcommand s : Subcommand.values()) {
+            assertTrue(u.contains("  " + s.cliName() + " "), s.cliName());
+        }
+    }
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI step for issue 9: the soft RNIC against the Linux kernel's Soft-RoCE (rdma_rxe) in a qemu guest.
 # Runs after the unit tests (`mvn -B verify` built itests/rxe-interop and its peer classpath).
-# Boots the guest once and runs scenarios/interop (perftest write/read/send, both directions, one and
-# two paths). Skips (exit 0, with a message) only where root, tap devices or qemu cannot be had.
+# Runs scenarios/interop (perftest write/read/send in the guest against the soft-RNIC peer, both
+# directions, one and two paths) and scenarios/icrc-negative (proof that rxe's counters catch a wrong
+# ICRC), one guest boot each. Skips (exit 0, with a message) only where root, tap devices or qemu cannot be had.
 # The guest build is cached outside the checkout so later runs on the same machine reuse it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ export RXE_GUEST_CACHE="${RXE_GUEST_CACHE:-/var/cache/virtuoso/rxe-guest}"
 
 start=$SECONDS
 rc=0
-timeout --kill-after=10 "${RXE_CI_TIMEOUT:-580}" "$itest/run-scenario.sh" --out "$itest/target/rxe-interop" interop || rc=$?
+timeout --kill-after=10 "${RXE_CI_TIMEOUT:-580}" "$itest/run-scenario.sh" --out "$itest/target/rxe-interop" interop icrc-negative || rc=$?
 case "$rc" in
     0) echo "rxe-interop: passed in $((SECONDS - start)) s";;
     2) echo "rxe-interop: SKIPPED (see the reason above: root, /dev/net/tun or qemu unavailable)"; rc=0;;

@@ -102,7 +102,7 @@ run_one() {
     ip netns add "$ns"
     ip -n "$ns" link set lo up
     ip -n "$ns" tuntap add dev tap0 mode tap
-    ip -n "$ns" link set tap0 mtu "$RXE_LINK_MTU" up
+    ip -n "$ns" link set tap0 mtu "$RXE_LINK_MTU" txqueuelen 10000 up
     ip -n "$ns" addr add "$RXE_HOST_IP/24" dev tap0
     ip -n "$ns" addr add "$RXE_HOST_IP2/24" dev tap0
     ip -n "$ns" addr add "$RXE_HOST_IP3/24" dev tap0

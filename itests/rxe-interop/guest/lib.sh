@@ -25,7 +25,11 @@ rxe_setup() {
         i=$((i + 1)); [ "$i" -gt 50 ] && { fail "no $RXE_NETDEV"; return 1; }
         sleep 0.1
     done
-    ip link set "$RXE_NETDEV" mtu "$mtu" up
+    ip link set "$RXE_NETDEV" mtu "$mtu" txqueuelen 10000 up
+    # Debian's default qdisc is fq_codel: under emulation the virtio queue drains slowly, CoDel's
+    # 5 ms target is exceeded in bursts and it drops rxe's packets (rxe counts them as sent; the
+    # peers then see gaps and retransmit). A plain FIFO keeps the link lossless.
+    tc qdisc replace dev "$RXE_NETDEV" root pfifo limit 10000
     local addr
     for addr in "$@"; do ip addr add "$addr" dev "$RXE_NETDEV"; done
     modprobe crc32_generic
@@ -100,7 +104,7 @@ sha_of() {
 finish() {
     check_kernel_log
     # Where packets can get lost in the guest: the NIC's queues and the UDP/IP stack.
-    { ip -s link show "$RXE_NETDEV"; nstat -asz 2>/dev/null | grep -E '^Udp|^Ip(InDiscards|OutDiscards|ExtInNoRoutes)'; } \
+    { ip -s link show "$RXE_NETDEV"; tc -s qdisc show dev "$RXE_NETDEV"; nstat -asz 2>/dev/null | grep -E '^Udp|^Ip(InDiscards|OutDiscards|ExtInNoRoutes)'; } \
         2>&1 | sed 's/^/RXE-NET /'
     if [ "$RXE_FAILED" = 0 ]; then
         echo "RXE-RESULT pass"

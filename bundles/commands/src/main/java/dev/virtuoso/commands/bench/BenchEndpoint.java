@@ -70,7 +70,13 @@ final class BenchEndpoint implements AutoCloseable {
         String device = o.device();
         List<InetAddress> vnics = new ArrayList<>(o.vnics());
         SoftProviderConfig soft = null;
-        if (provider.equals("soft")) {
+        RdmaDevice existing = provider.equals("soft") && device != null ? find(services, provider, device) : null;
+        if (existing != null) {
+            // a soft device configured beforehand (ConfigAdmin, the shell): use it as it is
+            if (vnics.isEmpty()) {
+                existing.vnics().stream().limit(o.paths()).forEach(v -> vnics.add(v.address()));
+            }
+        } else if (provider.equals("soft")) {
             if (vnics.isEmpty()) {
                 if (o.client() && !InetAddress.getByName(o.host()).isLoopbackAddress()) {
                     throw new IllegalArgumentException("the soft RNIC needs --vnics for a server that is not on loopback");
@@ -117,6 +123,23 @@ final class BenchEndpoint implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    private static RdmaDevice find(VirtuosoServices services, String provider, String device) {
+        for (VirtuosoServices.Named<VerbsProvider> p : services.providers()) {
+            try {
+                if (p.name().equals(provider)) {
+                    for (RdmaDevice d : p.service().devices()) {
+                        if (d.name().equals(device)) {
+                            return d;
+                        }
+                    }
+                }
+            } catch (VerbsException e) {
+                // not usable
+            }
+        }
+        return null;
     }
 
     private static RdmaDevice device(VirtuosoServices services, String provider, String device) throws IOException {

@@ -35,7 +35,7 @@ public record DemoOptions(FabricPlan plan, long singleBytes, long writeBytes, lo
                     "link rate of each path, e.g. 300m,150m,100m,50m (bit/s, k/m/g)")
             .option((char) 0, "delay", "MICROS", "100", "one-way delay of every link, microseconds")
             .option((char) 0, "single", "SIZE", "64M", "bytes MP_WRITten over the best single path")
-            .option((char) 0, "write", "SIZE", "128M", "bytes MP_WRITten over all paths; policy swapped halfway")
+            .option((char) 0, "write", "SIZE", "192M", "bytes MP_WRITten over all paths; policy swapped halfway")
             .option((char) 0, "send", "SIZE", "64M", "bytes MP_SENT over all paths")
             .option('s', "size", "SIZE", "4M", "bytes per MP work request")
             .option('t', "window", "N", "8", "MP work requests outstanding")

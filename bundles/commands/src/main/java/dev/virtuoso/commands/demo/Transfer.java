@@ -41,8 +41,11 @@ public final class Transfer {
      * @param nanos time from the first post to the last verification
      * @param midBytes bytes verified when the midpoint action ran (0 if none)
      * @param midNanos time of the midpoint action since the start (0 if none)
+     * @param settledBytes bytes verified when the last request posted before the midpoint action
+     *     was verified: what follows was posted after it (0 if none)
+     * @param settledNanos when that happened, since the start (0 if none)
      */
-    public record Result(long bytes, long nanos, long midBytes, long midNanos) {
+    public record Result(long bytes, long nanos, long midBytes, long midNanos, long settledBytes, long settledNanos) {
     }
 
     private final Op op;
@@ -58,6 +61,7 @@ public final class Transfer {
     private final boolean[] recvDone;
     private final boolean[] busy;
     private final int[] lengths;
+    private final long[] requestOf;
     private final MpCompletion[] completions = new MpCompletion[16];
     private final MpCompletion one = new MpCompletion();
 
@@ -89,6 +93,7 @@ public final class Transfer {
         this.recvDone = new boolean[slots];
         this.busy = new boolean[slots];
         this.lengths = new int[slots];
+        this.requestOf = new long[slots];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new MpCompletion();
         }
@@ -109,6 +114,10 @@ public final class Transfer {
         int outstanding = 0;
         long midBytes = 0;
         long midNanos = 0;
+        long mark = -1;
+        long belowMark = 0;
+        long settledBytes = 0;
+        long settledNanos = 0;
         long start = System.nanoTime();
         long lastProgress = start;
         while (verified < totalBytes) {
@@ -131,6 +140,10 @@ public final class Transfer {
                     outstanding--;
                     verified += lengthOf(s);
                     progress.add(lengthOf(s));
+                    if (mark >= 0 && requestOf[s] < mark && ++belowMark == mark) {
+                        settledBytes = verified;
+                        settledNanos = System.nanoTime() - start;
+                    }
                 }
             }
             long now = System.nanoTime();
@@ -144,12 +157,18 @@ public final class Transfer {
                 midBytes = verified;
                 midNanos = Math.max(1, now - start);
                 midpoint.run();
+                mark = posted;
+                belowMark = posted - outstanding; // every request not outstanding is verified
+                if (belowMark == mark) {
+                    settledBytes = verified;
+                    settledNanos = midNanos;
+                }
             }
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
         }
-        return new Result(verified, System.nanoTime() - start, midBytes, midNanos);
+        return new Result(verified, System.nanoTime() - start, midBytes, midNanos, settledBytes, settledNanos);
     }
 
     /** An action at the midpoint of a transfer; may fail. */
@@ -185,6 +204,7 @@ public final class Transfer {
         }
         busy[slot] = true;
         lengths[slot] = len;
+        requestOf[slot] = request;
         return true;
     }
 

@@ -115,35 +115,9 @@ public final class ThroughputChart {
         grid(g, x, y, "time (s)", "throughput (Mbit/s)");
 
         int columns = pathLabels.size();
-        double[] below = new double[samples.size()];
-        for (int p = 0; p < columns; p++) {
-            Polygon band = new Polygon();
-            double[] above = new double[samples.size()];
-            for (int i = 0; i < samples.size(); i++) {
-                double[] v = samples.get(i).pathBitsPerSecond();
-                above[i] = below[i] + (p < v.length ? v[p] : 0);
-                band.addPoint(x.px(samples.get(i).seconds()), y.px(above[i]));
-            }
-            for (int i = samples.size() - 1; i >= 0; i--) {
-                band.addPoint(x.px(samples.get(i).seconds()), y.px(below[i]));
-            }
-            Color c = PALETTE[p % PALETTE.length];
-            g.setColor(new Color(c.getRed(), c.getGreen(), c.getBlue(), 170));
-            g.fillPolygon(band);
-            below = above;
+        for (List<Sample> run : runs(samples)) {
+            bands(g, x, y, run, columns);
         }
-        Path2D total = new Path2D.Double();
-        for (int i = 0; i < samples.size(); i++) {
-            Sample s = samples.get(i);
-            if (i == 0) {
-                total.moveTo(x.px(s.seconds()), y.px(s.totalBitsPerSecond()));
-            } else {
-                total.lineTo(x.px(s.seconds()), y.px(s.totalBitsPerSecond()));
-            }
-        }
-        g.setColor(Color.BLACK);
-        g.setStroke(new BasicStroke(2f));
-        g.draw(total);
 
         Stroke dashed = new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 5f}, 0f);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
@@ -173,6 +147,52 @@ public final class ThroughputChart {
         g.setStroke(new BasicStroke(2f));
         g.drawLine(RIGHT + 10, ly + 47, RIGHT + 24, ly + 47);
         g.drawString("goodput (verified)", RIGHT + 30, ly + 52);
+    }
+
+    /** Splits the samples where the phase changes: nothing is drawn across the gap between phases. */
+    static List<List<Sample>> runs(List<Sample> samples) {
+        List<List<Sample>> runs = new java.util.ArrayList<>();
+        List<Sample> current = null;
+        for (Sample s : samples) {
+            if (current == null || !current.get(current.size() - 1).phase().equals(s.phase())) {
+                current = new java.util.ArrayList<>();
+                runs.add(current);
+            }
+            current.add(s);
+        }
+        return runs;
+    }
+
+    private static void bands(Graphics2D g, Axis x, Axis y, List<Sample> run, int columns) {
+        double[] below = new double[run.size()];
+        for (int p = 0; p < columns; p++) {
+            Polygon band = new Polygon();
+            double[] above = new double[run.size()];
+            for (int i = 0; i < run.size(); i++) {
+                double[] v = run.get(i).pathBitsPerSecond();
+                above[i] = below[i] + (p < v.length ? v[p] : 0);
+                band.addPoint(x.px(run.get(i).seconds()), y.px(above[i]));
+            }
+            for (int i = run.size() - 1; i >= 0; i--) {
+                band.addPoint(x.px(run.get(i).seconds()), y.px(below[i]));
+            }
+            Color c = PALETTE[p % PALETTE.length];
+            g.setColor(new Color(c.getRed(), c.getGreen(), c.getBlue(), 170));
+            g.fillPolygon(band);
+            below = above;
+        }
+        Path2D total = new Path2D.Double();
+        for (int i = 0; i < run.size(); i++) {
+            Sample s = run.get(i);
+            if (i == 0) {
+                total.moveTo(x.px(s.seconds()), y.px(s.totalBitsPerSecond()));
+            } else {
+                total.lineTo(x.px(s.seconds()), y.px(s.totalBitsPerSecond()));
+            }
+        }
+        g.setColor(Color.BLACK);
+        g.setStroke(new BasicStroke(2f));
+        g.draw(total);
     }
 
     private static void bars(Graphics2D g, List<PhaseResult> bars) {

@@ -22,6 +22,7 @@ class DemoOptionsTest {
         assertEquals("lb-roundrobin", o.before());
         assertEquals("lb-adaptive", o.after());
         assertEquals(4 << 20, o.wrBytes());
+        assertEquals(192L << 20, o.writeBytes());
         assertEquals(8 * (4 << 20), o.ringBytes());
         assertTrue(o.chart());
     }

@@ -35,6 +35,8 @@ class TransferTest {
             assertEquals(total, p.verifiedBytes(), op.name());
             assertEquals(1, mid.get(), "midpoint action runs once");
             assertTrue(r.midBytes() * 2 >= total && r.midBytes() < total, "midpoint near half: " + r.midBytes());
+            assertTrue(r.settledBytes() >= r.midBytes() && r.settledBytes() < total, "settled after the midpoint");
+            assertTrue(r.settledNanos() >= r.midNanos() && r.settledNanos() <= r.nanos());
         }
     }
 

@@ -45,6 +45,16 @@ class ThroughputChartTest {
     }
 
     @Test
+    void phasesAreDrawnApart() {
+        List<Sample> s = List.of(new Sample(1, "a", new double[0], 1), new Sample(2, "a", new double[0], 1),
+                new Sample(5, "b", new double[0], 1), new Sample(6, "a", new double[0], 1));
+        List<List<Sample>> runs = ThroughputChart.runs(s);
+        assertEquals(3, runs.size());
+        assertEquals(2, runs.get(0).size());
+        assertEquals("b", runs.get(1).get(0).phase());
+    }
+
+    @Test
     void niceScales() {
         assertEquals(1, ThroughputChart.niceStep(0.8), 1e-12);
         assertEquals(200, ThroughputChart.niceStep(170), 1e-12);

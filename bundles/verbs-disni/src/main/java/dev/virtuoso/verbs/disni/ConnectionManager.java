@@ -2,11 +2,9 @@ package dev.virtuoso.verbs.disni;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -328,13 +326,6 @@ final class ConnectionManager implements AutoCloseable {
                 connecting.remove(qp);
             }
         }
-    }
-
-    static Inet4Address ipv4(InetAddress a) throws UnknownHostException {
-        if (a instanceof Inet4Address v4) {
-            return v4;
-        }
-        throw new UnknownHostException("not an IPv4 address: " + a);
     }
 
     /** Stops the thread (bounded wait) and destroys the remaining ids and the channel. */

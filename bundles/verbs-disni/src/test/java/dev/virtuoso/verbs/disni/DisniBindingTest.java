@@ -326,7 +326,7 @@ class DisniBindingTest {
                 wcs[i] = new IbvWc();
             }
             long[] before = null;
-            for (int i = 0; i < 2000; i++) {
+            for (int i = 0; i < 600; i++) {
                 int chunk = 1 + (i % 8);
                 r.wrId(i).sge(0).set(b.mr.address() + 4096 + 64L * (i % 4), 64, b.mr.lkey());
                 qb.postRecv(r);

@@ -1,11 +1,11 @@
 package dev.virtuoso.verbs.soft;
 
 import java.util.ArrayList;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -93,16 +93,15 @@ public final class SoftVerbsComponent implements VerbsProvider {
 
     @Activate
     void activate(BundleContext context, Config config) {
-        activate(config);
+        start(config);
         if (fabric != null && context != null) {
             controlRegistration = context.registerService(FabricControl.class, fabric.control(),
-                    FrameworkUtil.asDictionary(
-                            Map.of(FabricControl.FABRIC_NAME_PROPERTY, fabric.name())));
+                    new Hashtable<>(Map.of(FabricControl.FABRIC_NAME_PROPERTY, fabric.name())));
         }
     }
 
     /** Creates the provider (and the fabric) from a configuration; also used without OSGi. */
-    void activate(Config config) {
+    void start(Config config) {
         List<SoftRnicConfig> devices = new ArrayList<>();
         String wire = config.wire().trim().toLowerCase();
         if ("fabric".equals(wire)) {

@@ -101,7 +101,7 @@ class SoftVerbsProviderTest {
     @Test
     void componentServesConfiguredUdpDevicesAndStopsOnDeactivate() throws Exception {
         SoftVerbsComponent component = new SoftVerbsComponent();
-        component.activate(config(Map.of("devices", new String[] {"c1=127.0.0.46,127.0.0.47"},
+        component.start(config(Map.of("devices", new String[] {"c1=127.0.0.46,127.0.0.47"},
                 "udpPort", 0)));
         assertEquals("soft", component.name());
         RdmaDevice dev = component.devices().get(0);
@@ -118,7 +118,7 @@ class SoftVerbsProviderTest {
     @Test
     void componentDefaultsToOneLoopbackDeviceOnTheRocePort() {
         SoftVerbsComponent component = new SoftVerbsComponent();
-        component.activate(config(Map.of()));
+        component.start(config(Map.of()));
         RdmaDevice dev = component.devices().get(0);
         assertEquals("soft0", dev.name());
         assertEquals("127.0.0.1", dev.vnics().get(0).address().getHostAddress());
@@ -128,7 +128,7 @@ class SoftVerbsProviderTest {
     @Test
     void componentBuildsAFabricWhoseHostsAreDevices() throws Exception {
         SoftVerbsComponent component = new SoftVerbsComponent();
-        component.activate(config(Map.of("wire", "fabric", "fabricSpec",
+        component.start(config(Map.of("wire", "fabric", "fabricSpec",
                 "A=10.3.0.1 B=10.3.0.2; link A-B rate=10g delay=20us")));
         assertEquals(List.of("A", "B"), component.devices().stream().map(RdmaDevice::name).toList());
         ConformanceEnvironment env = new ConformanceEnvironment() {

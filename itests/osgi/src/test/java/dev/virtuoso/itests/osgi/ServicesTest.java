@@ -11,6 +11,7 @@ import org.osgi.service.component.runtime.ServiceComponentRuntime;
 
 import dev.virtuoso.decomposer.Decomposer;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
+import dev.virtuoso.policy.cc.chunkprobe.api.ChunkProbeStatistics;
 import dev.virtuoso.reassembler.Reassembler;
 import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
@@ -82,6 +83,14 @@ public class ServicesTest extends VirtuosoOsgiTestSupport {
     public void congestionAvoidancePoliciesArePublishedUnderTheirNames() {
         assertCongestionAvoidance("cc-fixed", "dev.virtuoso.policy.cc.fixed");
         assertCongestionAvoidance("cc-chunkprobe", "dev.virtuoso.policy.cc.chunkprobe");
+    }
+
+    @Test
+    public void chunkProbeStatisticsArePublishedByChunkProbePolicy() {
+        try (TrackedService<ChunkProbeStatistics> statistics = awaitService(
+                ChunkProbeStatistics.class, null, "dev.virtuoso.policy.cc.chunkprobe", SERVICE_TIMEOUT)) {
+            assertNotNull(statistics.service());
+        }
     }
 
     @Test

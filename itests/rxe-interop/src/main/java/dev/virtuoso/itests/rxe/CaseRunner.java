@@ -198,7 +198,7 @@ final class CaseRunner {
         List<PerftestSession> ss = new ArrayList<>();
         try {
             for (Future<PerftestChannel> f : sessions.invokeAll(opens)) {
-                ss.add(new PerftestSession(c, f.get(), paths.get(ss.size()), settings.mtu()));
+                ss.add(new PerftestSession(c, f.get(), paths.get(ss.size()), settings.mtu(), settings.ackTimeout()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -13,14 +13,16 @@ import java.util.List;
  * @param timeoutMillis limit for connecting, for every handshake and for each data phase
  * @param hostAddresses our vNICs: index 0 serves one-path cases, 1.. the paths of multi-path cases
  * @param guestAddresses the guest's addresses, one per path (its GID indexes 1, 2, ...)
+ * @param ackTimeout our QPs' local ACK timeout exponent (4.096 us x 2^n; 20 = 4.3 s, long enough
+ *     that emulation stalls cause no retransmission, while a lost packet still shows as one)
  */
 public record PeerSettings(int size, int iterations, IbvMtu mtu, int timeoutMillis,
-        List<InetAddress> hostAddresses, List<InetAddress> guestAddresses) {
+        List<InetAddress> hostAddresses, List<InetAddress> guestAddresses, int ackTimeout) {
 
     /** Validates and copies. */
     public PeerSettings {
-        if (size < 4096 || iterations < 1 || timeoutMillis < 1) {
-            throw new IllegalArgumentException("size >= 4096, iterations >= 1, timeout >= 1 ms");
+        if (size < 4096 || iterations < 1 || timeoutMillis < 1 || ackTimeout < 1 || ackTimeout > 31) {
+            throw new IllegalArgumentException("size >= 4096, iterations >= 1, timeout >= 1 ms, ACK timeout 1..31");
         }
         hostAddresses = List.copyOf(hostAddresses);
         guestAddresses = List.copyOf(guestAddresses);

@@ -24,16 +24,19 @@ final class PerftestSession {
     private final PerftestChannel channel;
     private final QpEndpoint endpoint;
     private final IbvMtu localMtu;
+    private final int ackTimeout;
     private PerftestDest remote;
     private String remoteVersion;
     private IbvMtu pathMtu;
     private BwReport remoteReport;
 
-    PerftestSession(PeerCase peerCase, PerftestChannel channel, QpEndpoint endpoint, IbvMtu localMtu) {
+    PerftestSession(PeerCase peerCase, PerftestChannel channel, QpEndpoint endpoint, IbvMtu localMtu,
+            int ackTimeout) {
         this.peerCase = peerCase;
         this.channel = channel;
         this.endpoint = endpoint;
         this.localMtu = localMtu;
+        this.ackTimeout = ackTimeout;
     }
 
     /**
@@ -59,7 +62,7 @@ final class PerftestSession {
                 ? IbvMtu.values()[remoteMtu - 1] : localMtu;
         PerftestDest mine = endpoint.myDest();
         remote = channel.handShake(mine);
-        endpoint.connect(remote, pathMtu);
+        endpoint.connect(remote, pathMtu, ackTimeout);
         PerftestDest again = channel.handShake(mine);
         if (!again.equals(remote)) {
             throw new IOException("peer changed its QP record: " + remote + " then " + again);

@@ -22,8 +22,6 @@ import java.security.SecureRandom;
 public final class QpEndpoint implements AutoCloseable {
     /** RDMA READs we let the peer have outstanding towards us (perftest's out_reads). */
     static final int OUT_READS = 16;
-    /** Local ACK timeout exponent: 4.096 us x 2^20 = 4.3 s, so emulation stalls cause no retries. */
-    static final int ACK_TIMEOUT = 20;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final IbvQp qp;
@@ -78,14 +76,15 @@ public final class QpEndpoint implements AutoCloseable {
      *
      * @param remote the peer's record
      * @param mtu the path MTU both sides agreed on
+     * @param ackTimeout local ACK timeout exponent
      * @throws VerbsException if a transition is refused
      */
-    public void connect(PerftestDest remote, IbvMtu mtu) throws VerbsException {
+    public void connect(PerftestDest remote, IbvMtu mtu, int ackTimeout) throws VerbsException {
         IbvQpAttr rtr = new IbvQpAttr().qpState(IbvQpState.RTR).pathMtu(mtu).destQpNum(remote.qpn())
                 .rqPsn(remote.psn()).maxDestRdAtomic(OUT_READS).minRnrTimer(12);
         rtr.ahAttr().dgid(remote.gidAddress()).sgidIndex(vnicIndex).hopLimit(64);
         qp.modifyQp(rtr, IbvQpAttr.MASK_RTR);
-        IbvQpAttr rts = new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(myDest.psn()).timeout(ACK_TIMEOUT)
+        IbvQpAttr rts = new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(myDest.psn()).timeout(ackTimeout)
                 .retryCnt(7).rnrRetry(7).maxRdAtomic(Math.max(1, Math.min(OUT_READS, remote.outReads())));
         qp.modifyQp(rts, IbvQpAttr.MASK_RTS);
     }

@@ -55,7 +55,7 @@ public abstract class TransferConformance extends ConformanceBase {
     }
 
     /** Runs one operation A to B (READ: B's bytes to A) and checks completions and bytes. */
-    static void transferOnce(Rig rig, QpPair p, IbvWrOpcode op, int size, long seed)
+    public static void transferOnce(Rig rig, QpPair p, IbvWrOpcode op, int size, long seed)
             throws Exception {
         transferOnce(rig, new Side(p.a(), rig.pdA, rig.cqA), new Side(p.b(), rig.pdB, rig.cqB), op,
                 size, seed);
@@ -68,11 +68,11 @@ public abstract class TransferConformance extends ConformanceBase {
      * @param pd its PD
      * @param cq its (send and receive) CQ
      */
-    record Side(IbvQp qp, IbvPd pd, IbvCq cq) {
+    public record Side(IbvQp qp, IbvPd pd, IbvCq cq) {
     }
 
     /** Runs one operation from {@code req} to {@code resp} and checks completions and bytes. */
-    static void transferOnce(Rig rig, Side req, Side resp, IbvWrOpcode op, int size, long seed)
+    public static void transferOnce(Rig rig, Side req, Side resp, IbvWrOpcode op, int size, long seed)
             throws Exception {
         boolean read = op == IbvWrOpcode.RDMA_READ;
         Mem source = (read ? rig.mem(resp.pd(), size + 2 * GUARD, ALL)

@@ -61,12 +61,21 @@ public final class PolicyBench {
                 .handshakeTimeout(Duration.ofSeconds(10)).failoverTimeout(Duration.ofSeconds(20)).build();
     }
 
+    /** Lossy runs: QP retry count and ACK timeout small enough that losses can exhaust retries. */
+    private static ConnectOptions lossyOptions(String lb, String cc) {
+        return options(lb, cc).toBuilder().retryCount(Integer.getInteger("bench.retryCount", 7))
+                .ackTimeout(Integer.getInteger("bench.ackTimeout", 14)).build();
+    }
+
+    private static final String LOSSY_LINK = System.getProperty("bench.lossyLink", "");
+
     private static WriteStream.Result run(BenchPair pair, long seconds, List<WriteStream.Action> actions)
             throws Exception {
         try (WriteStream s = new WriteStream(pair.client, pair.server, WR_BYTES, WINDOW)) {
             WriteStream.Result r = s.run(seconds * 1000, SAMPLE_MILLIS, actions);
-            System.out.printf(Locale.ROOT, "  MP_WRITEs ok %d, failed %d, byte mismatches %d, bytes verified %d%s%n",
-                    r.requestsCompleted(), r.requestsFailed(), r.mismatches(), r.bytesVerified(),
+            System.out.printf(Locale.ROOT,
+                    "  MP_WRITEs ok %d, failed %d, not completed 20 s after the end %d, byte mismatches %d, bytes verified %d%s%n",
+                    r.requestsCompleted(), r.requestsFailed(), r.undrained(), r.mismatches(), r.bytesVerified(),
                     r.firstFailure() == null ? "" : ", first failure " + r.firstFailure());
             for (PathStats p : pair.client.pathStats()) {
                 System.out.printf(Locale.ROOT, "  path %d %s: %d bytes, %d chunks ok, %d failed, est %.1f Mbit/s%n",
@@ -158,23 +167,25 @@ public final class PolicyBench {
     /** Lossy paths: cc-chunkprobe against cc-fixed. */
     static void lossy(long seconds) throws Exception {
         long[] mbit = {100, 100, 100, 100};
-        System.out.println("\n## lossy paths 4 x 100 Mbit/s, lb-roundrobin");
+        System.out.printf("%n## lossy paths 4 x 100 Mbit/s %s, QP retry count %d, ack timeout %d, lb-roundrobin%n",
+                LOSSY_LINK, Integer.getInteger("bench.retryCount", 7), Integer.getInteger("bench.ackTimeout", 14));
         List<String> rows = new ArrayList<>();
         for (String loss : new String[] {"1%", "5%"}) {
             for (String cc : new String[] {"cc-chunkprobe", "cc-fixed"}) {
                 System.out.println("- loss " + loss + " " + cc);
-                try (BenchPair pair = new BenchPair(links(mbit, "loss=" + loss), options("lb-roundrobin", cc), 1)) {
+                try (BenchPair pair = new BenchPair(links(mbit, "loss=" + loss + " " + LOSSY_LINK),
+                        lossyOptions("lb-roundrobin", cc), 1)) {
                     String id = pair.client.id();
                     WriteStream.Result r = run(pair, seconds, List.of());
                     double g = r.goodputBits(2000, seconds * 1000) / 1e6;
                     String sizes = cc.equals("cc-chunkprobe") ? chunkSizes(pair.chunkProbe.statistics(id)) : "1048576 (fixed)";
-                    rows.add(String.format(Locale.ROOT, "| %s | %s | %.1f | %d | %d | %s |", loss, cc, g,
-                            r.requestsFailed(), r.mismatches(), sizes));
+                    rows.add(String.format(Locale.ROOT, "| %s | %s | %.1f | %d | %d | %d | %s |", loss, cc, g,
+                            r.requestsCompleted(), r.undrained(), r.mismatches(), sizes));
                 }
             }
         }
-        System.out.println("\n| loss | congestion avoidance | goodput Mbit/s (2 s..end) | failed WRs | mismatches | chunk size: safe per path / avg completed |");
-        System.out.println("|---|---|---|---|---|---|");
+        System.out.println("\n| loss | congestion avoidance | goodput Mbit/s (2 s..end) | MP_WRITEs ok | not done 20 s after the end | mismatches | chunk size: safe per path / avg completed |");
+        System.out.println("|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
     }
 
@@ -192,13 +203,15 @@ public final class PolicyBench {
 
     /** The paper's Table 2: chunk sizes found against the number of paths. */
     static void table2(long seconds) throws Exception {
-        System.out.println("\n## Table 2: cc-chunkprobe on lossy paths (100 Mbit/s, queue 256 KiB, loss 1%), lb-roundrobin");
+        String link = System.getProperty("bench.table2Link", "loss=1% queue=256k");
+        System.out.printf("%n## Table 2: cc-chunkprobe on lossy paths (100 Mbit/s %s, QP retry count %d, ack timeout %d), lb-roundrobin%n",
+                link, Integer.getInteger("bench.retryCount", 7), Integer.getInteger("bench.ackTimeout", 14));
         List<String> rows = new ArrayList<>();
         for (int n : new int[] {1, 2, 4, 8}) {
             long[] mbit = new long[n];
             java.util.Arrays.fill(mbit, 100);
             System.out.println("- " + n + " paths");
-            try (BenchPair pair = new BenchPair(links(mbit, "queue=256k loss=1%"), options("lb-roundrobin",
+            try (BenchPair pair = new BenchPair(links(mbit, link), lossyOptions("lb-roundrobin",
                     "cc-chunkprobe"), 1)) {
                 String id = pair.client.id();
                 WriteStream.Result r = run(pair, seconds, List.of());

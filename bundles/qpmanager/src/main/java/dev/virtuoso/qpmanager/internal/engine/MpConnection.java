@@ -148,6 +148,7 @@ public final class MpConnection implements MultipathConnection {
     @Override
     public void postWrite(long wrId, MemoryRegion local, long localOffset, long length, RemoteMemory remote,
             long remoteOffset) throws VirtuosoException {
+        checkOpen();
         Region r = own(local);
         checkRange(localOffset, length, r.length(), "local");
         Objects.requireNonNull(remote, "remote");
@@ -158,6 +159,7 @@ public final class MpConnection implements MultipathConnection {
     @Override
     public void postRead(long wrId, MemoryRegion local, long localOffset, long length, RemoteMemory remote,
             long remoteOffset) throws VirtuosoException {
+        checkOpen();
         Region r = own(local);
         checkRange(localOffset, length, r.length(), "local");
         if (!r.can(Access.LOCAL_WRITE)) {
@@ -170,6 +172,7 @@ public final class MpConnection implements MultipathConnection {
 
     @Override
     public void postSend(long wrId, MemoryRegion local, long offset, long length) throws VirtuosoException {
+        checkOpen();
         Region r = own(local);
         checkRange(offset, length, r.length(), "local");
         enqueue(RequestRing.SEND, wrId, r, offset, length, 0, 0);
@@ -177,6 +180,7 @@ public final class MpConnection implements MultipathConnection {
 
     @Override
     public void postRecv(long wrId, MemoryRegion local, long offset, long length) throws VirtuosoException {
+        checkOpen();
         Region r = own(local);
         checkRange(offset, length, r.length(), "local");
         if (!r.can(Access.LOCAL_WRITE)) {

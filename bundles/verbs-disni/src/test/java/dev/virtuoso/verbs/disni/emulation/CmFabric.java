@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.RdmaCmEvent;
@@ -299,6 +298,8 @@ public final class CmFabric {
             return -1;
         }
         q.close();
+        ((EmuCq) q.getSend_cq()).destroyedQps.add(q.spi.qpNum());
+        ((EmuCq) q.getRecv_cq()).destroyedQps.add(q.spi.qpNum());
         q.spi.close();
         id.qp(null);
         return 0;

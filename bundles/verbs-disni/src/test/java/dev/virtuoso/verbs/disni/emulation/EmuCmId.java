@@ -2,14 +2,10 @@ package dev.virtuoso.verbs.disni.emulation;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvQP;
-import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
-import com.ibm.disni.verbs.RdmaEventChannel;
 
 /** TESTS ONLY: an rdma_cm_id of the emulation. State is guarded by the {@link CmFabric}. */
 final class EmuCmId extends RdmaCmId {
@@ -49,14 +45,5 @@ final class EmuCmId extends RdmaCmId {
     @Override
     public String toString() {
         return "EmuCmId[" + state + " " + local + " -> " + remote + "]";
-    }
-}
-
-/** TESTS ONLY: an rdma_event_channel: a queue of events. */
-final class EmuEventChannel extends RdmaEventChannel {
-    final BlockingQueue<RdmaCmEvent> events = new LinkedBlockingQueue<>();
-
-    EmuEventChannel() throws IOException {
-        super(-1);
     }
 }

@@ -39,14 +39,19 @@ final class EmuPollCq extends SVCPollCq {
         if (!cq.isOpen()) {
             throw new IOException("Trying to poll closed CQ.");
         }
+        int got;
         try {
-            polls = cq.spi.pollCq(spi, ne);
+            got = cq.spi.pollCq(spi, ne);
         } catch (VerbsException e) {
             throw new IOException("Polling CQ failed", e);
         }
-        for (int i = 0; i < polls; i++) {
+        polls = 0;
+        for (int i = 0; i < got; i++) {
             IbvWc s = spi[i];
-            IbvWC w = wcs[i];
+            if (cq.destroyedQps.contains(s.qpNum())) {
+                continue; // ibv_destroy_qp cleans the CQ of the QP's entries
+            }
+            IbvWC w = wcs[polls++];
             w.setWr_id(s.wrId());
             w.setStatus(s.status().ordinal());
             w.setOpcode(opcode(s.opcode()));

@@ -1,5 +1,7 @@
 package dev.virtuoso.verbs.soft.rnic;
 
+import dev.virtuoso.spi.verbs.IbvAccess;
+
 /**
  * The engine's private copy of a receive WR taken from an RQ or SRQ, with its SGEs resolved to
  * regions once (when the first packet of the message arrives).
@@ -32,7 +34,7 @@ final class RecvWqe {
         long total = 0;
         for (int i = 0; i < numSge; i++) {
             SoftMr r = mrs.byLkey(lkey[i]);
-            if (r == null || r.pd != pd || (r.access & dev.virtuoso.spi.verbs.IbvAccess.LOCAL_WRITE) == 0) {
+            if (r == null || r.pd != pd || (r.access & IbvAccess.LOCAL_WRITE) == 0) {
                 return false;
             }
             long off = r.offsetOf(addr[i], len[i]);

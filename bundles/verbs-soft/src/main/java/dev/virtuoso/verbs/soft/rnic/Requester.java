@@ -7,6 +7,7 @@ import dev.virtuoso.spi.verbs.IbvSendFlags;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.packet.Aeth;
 import dev.virtuoso.verbs.soft.packet.PacketBuilder;
 import dev.virtuoso.verbs.soft.packet.Psn;
@@ -65,7 +66,7 @@ final class Requester {
     }
 
     /** RTR to RTS: takes the QP's send attributes and starts at {@code sqPsn}. */
-    void start(dev.virtuoso.verbs.soft.SoftRnicConfig s, int sqPsn) {
+    void start(SoftRnicConfig s, int sqPsn) {
         window = s.windowPackets();
         ackInterval = Math.max(1, Math.min(s.ackRequestInterval(), window / 2));
         readSegmentPackets = Math.max(1, Math.min(s.readSegmentPackets(), window));
@@ -89,11 +90,6 @@ final class Requester {
         timerDeadline = 0;
         rnrUntil = 0;
         readCount = 0;
-    }
-
-    /** Updates attributes allowed to change in RTS (none affect the requester today). */
-    void refresh() {
-        timeoutNanos = qp.timeout == 0 ? 0 : 4096L << qp.timeout;
     }
 
     /** @return the earliest timer deadline (nanoTime), or 0 if none runs */

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.virtuoso.spi.verbs.IbvSendFlags;
 import dev.virtuoso.spi.verbs.IbvSendWr;
 import dev.virtuoso.spi.verbs.IbvSge;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsException;
 
@@ -104,7 +105,7 @@ final class SendRing {
         if (inline && !copyInline(w, mrs)) {
             // the slot is claimed: publish it as a WR that fails with a local protection error
             w.inline = false;
-            w.error = dev.virtuoso.spi.verbs.IbvWcStatus.LOC_PROT_ERR;
+            w.error = IbvWcStatus.LOC_PROT_ERR;
         }
         SEQ.setRelease(seq, i, t + 1);
     }

@@ -66,7 +66,9 @@ final class SoftPd implements IbvPd {
         synchronized (this) {
             mrs.remove(mr);
         }
-        rnic.mrs.deregister(mr);
+        if (rnic.mrs.deregister(mr)) {
+            rnic.quiesce();
+        }
     }
 
     @Override

@@ -16,6 +16,7 @@ import dev.virtuoso.spi.verbs.IbvSendWr;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.spi.verbs.VerbsCounter;
 import dev.virtuoso.spi.verbs.VerbsCounters;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.verbs.soft.packet.Psn;
@@ -197,7 +198,7 @@ final class SoftQp implements IbvQp {
         if (s == IbvQpState.RTS) {
             work += requester.service(e, now);
         }
-        if (s == IbvQpState.RTR || state == IbvQpState.RTS) {
+        if (s == IbvQpState.RTR || s == IbvQpState.RTS) {
             work += responder.service(e);
         }
         return work;
@@ -220,12 +221,12 @@ final class SoftQp implements IbvQp {
             if (s == IbvQpState.RTR || s == IbvQpState.RTS) {
                 responder.onRequest(e, p);
             } else {
-                counters.inc(dev.virtuoso.spi.verbs.VerbsCounter.DROP_BAD_STATE);
+                counters.inc(VerbsCounter.DROP_BAD_STATE);
             }
         } else if (s == IbvQpState.RTS) {
             requester.onResponse(e, p, now);
         } else {
-            counters.inc(dev.virtuoso.spi.verbs.VerbsCounter.DROP_BAD_STATE);
+            counters.inc(VerbsCounter.DROP_BAD_STATE);
         }
     }
 

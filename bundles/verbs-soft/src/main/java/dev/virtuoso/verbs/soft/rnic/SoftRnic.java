@@ -1,9 +1,11 @@
 package dev.virtuoso.verbs.soft.rnic;
 
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +20,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.Vnic;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.packet.Psn;
+import dev.virtuoso.verbs.soft.udp.UdpWirePort;
 import dev.virtuoso.verbs.soft.wire.Wire;
 import dev.virtuoso.verbs.soft.wire.WirePort;
 
@@ -35,7 +38,7 @@ public final class SoftRnic implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final Object lock = new Object();
     private final Set<SoftContext> contexts = new LinkedHashSet<>();
-    private final Set<Integer> qpNums = new java.util.HashSet<>();
+    private final Set<Integer> qpNums = new HashSet<>();
     private List<Vnic> vnics = List.of();
     private InetAddress[] addresses = new InetAddress[0];
     private WirePort[] ports = new WirePort[0];
@@ -128,9 +131,8 @@ public final class SoftRnic implements AutoCloseable {
      */
     private void warnIfIcrcUnverifiable(WirePort[] opened) {
         for (WirePort p : opened) {
-            if (p instanceof dev.virtuoso.verbs.soft.udp.UdpWirePort
-                    && p.localAddress().getAddress() instanceof java.net.Inet4Address
-                    && !((dev.virtuoso.verbs.soft.udp.UdpWirePort) p).dontFragment()) {
+            if (p instanceof UdpWirePort && p.localAddress().getAddress() instanceof Inet4Address
+                    && !((UdpWirePort) p).dontFragment()) {
                 System.getLogger(SoftRnic.class.getName()).log(System.Logger.Level.INFO,
                         "soft RNIC " + name() + ": this JVM cannot set IP_DONTFRAGMENT, so the "
                         + "kernel picks IPv4 IDs and peers that verify ICRCs (rxe, RNICs) will "
@@ -247,6 +249,18 @@ public final class SoftRnic implements AutoCloseable {
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new VerbsException(VerbsException.EIO, "interrupted", ex);
+        }
+    }
+
+    /**
+     * Waits for the engine to finish its current cycle, so a region just marked invalid is no longer
+     * being copied to or from when this returns (the engine checks validity before every copy).
+     */
+    void quiesce() {
+        try {
+            call(e -> null);
+        } catch (VerbsException e) {
+            // stopped: nothing runs
         }
     }
 

@@ -45,12 +45,15 @@ import dev.virtuoso.verbs.soft.SoftVerbsProvider;
  * client ADDRESS UDP_PORT SERVER_ADDRESS CONTROL_PORT SECONDS SIZE[,SIZE...] OP[,OP...]
  * </pre>
  * Sizes take k/m suffixes (binary); ops are {@code write}, {@code read}. The client prints one
- * {@code RESULT op=.. size=.. gbps=..} line per measurement.
+ * {@code RESULT op=.. size=.. gbps=..} line per measurement, or {@code FAILED} with the error
+ * completion and stops (the QP is in ERR). {@code -Dbench.timeout=N} sets the QP timeout exponent.
  */
 public final class SoftThroughputBench {
     private static final int ACCESS = IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE | IbvAccess.REMOTE_READ;
     private static final long IN_FLIGHT_BYTES = 16L << 20;
     private static final int MAX_DEPTH = 64;
+    /** QP timeout exponent (4.096 us x 2^t); 14 = 67 ms as in most RDMA applications. */
+    private static final int TIMEOUT = Integer.getInteger("bench.timeout", 14);
 
     private SoftThroughputBench() {
     }
@@ -88,7 +91,7 @@ public final class SoftThroughputBench {
                     .destQpNum(peerQpn).rqPsn(peerPsn).maxDestRdAtomic(16).minRnrTimer(12);
             rtr.ahAttr().dgid(peer).sgidIndex(0).udpPort(peerPort);
             qp.modifyQp(rtr, IbvQpAttr.MASK_RTR);
-            qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(psn).timeout(14).retryCnt(7)
+            qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(psn).timeout(TIMEOUT).retryCnt(7)
                     .rnrRetry(7).maxRdAtomic(16), IbvQpAttr.MASK_RTS);
         }
 
@@ -175,8 +178,17 @@ public final class SoftThroughputBench {
                     default -> throw new IllegalArgumentException("op must be write or read: " + op);
                 };
                 for (int size : sizes) {
-                    run(end, opcode, size, remoteAddr, rkey, Math.min(0.5, seconds / 4), false);
-                    run(end, opcode, size, remoteAddr, rkey, seconds, true);
+                    try {
+                        run(end, opcode, size, remoteAddr, rkey, Math.min(0.5, seconds / 4), false);
+                        run(end, opcode, size, remoteAddr, rkey, seconds, true);
+                    } catch (IllegalStateException e) {
+                        // the QP is in ERR now: report and stop, the server prints its counters
+                        System.out.println("FAILED " + e.getMessage());
+                        System.out.println("client counters " + end.ctx.counters().snapshot());
+                        out.writeUTF("done");
+                        out.flush();
+                        return;
+                    }
                 }
             }
             System.out.println("client counters " + end.ctx.counters().snapshot());

@@ -49,6 +49,11 @@ final class SoftFabricEnvironment implements ConformanceEnvironment {
         return true;
     }
 
+    /** @param spec link properties in the fabric's text form, e.g. {@code reorder=0.05} */
+    void configureLink(String spec) {
+        link.configure(LinkSpec.parse(spec));
+    }
+
     @Override
     public void vanish(IbvContext b) {
         link.down();

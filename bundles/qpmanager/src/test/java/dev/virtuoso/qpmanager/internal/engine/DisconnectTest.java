@@ -1,0 +1,126 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.ConnectionState;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.VirtuosoException;
+
+/** Disconnect drains or flushes, tells the peer and releases every thread. */
+class DisconnectTest {
+
+    private static Set<String> threadsOf(MultipathConnection c) {
+        Set<String> names = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().endsWith("-" + c.id())) {
+                names.add(t.getName());
+            }
+        }
+        return names;
+    }
+
+    private static void awaitState(MultipathConnection c, ConnectionState s) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (c.state() != s && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(s, c.state());
+    }
+
+    @Test
+    void disconnectUnderLoadFlushesTheRestAndReleasesEverything() throws Exception {
+        try (Fabric f = new Fabric("rate=200m", "rate=200m")) {
+            Pair p = new Pair(f.connect(Fabric.options(), Fabric.options()), 8 << 20);
+            assertEquals(Set.of("virtuoso-conn-" + p.client.id(), "virtuoso-ctrl-" + p.client.id(),
+                    "virtuoso-cqev-" + p.client.id()), threadsOf(p.client));
+            for (int i = 0; i < 8; i++) {
+                p.server.postRecv(100 + i, p.serverMr, 0, 8 << 20);
+            }
+            int posted = 0;
+            for (int i = 0; i < 20; i++) {
+                p.client.postWrite(i, p.clientMr, 0, 8 << 20, p.serverMr.remote(), 0);
+                posted++;
+            }
+            p.client.postSend(50, p.clientMr, 0, 4 << 20);
+            posted++;
+            Thread.sleep(20);
+            long t0 = System.nanoTime();
+            p.client.disconnect(50, TimeUnit.MILLISECONDS);
+            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "disconnect took too long");
+            assertEquals(ConnectionState.CLOSED, p.client.state());
+            Set<Long> seen = new HashSet<>();
+            int flushed = 0;
+            MpCompletion c = new MpCompletion();
+            while (p.client.awaitCompletion(c, 10, TimeUnit.MILLISECONDS)) {
+                assertTrue(seen.add(c.wrId()), "one completion per request: " + c);
+                assertTrue(c.status() == MpStatus.SUCCESS || c.status() == MpStatus.FLUSHED, c.toString());
+                flushed += c.status() == MpStatus.FLUSHED ? 1 : 0;
+            }
+            assertEquals(posted, seen.size());
+            assertTrue(flushed > 0, "some writes were still under way");
+            assertEquals(Set.of(), threadsOf(p.client), "threads released");
+            VirtuosoException e = assertThrows(VirtuosoException.class,
+                    () -> p.client.postWrite(1, p.clientMr, 0, 1, p.serverMr.remote(), 0));
+            assertEquals(VirtuosoException.Reason.CLOSED, e.reason());
+
+            awaitState(p.server, ConnectionState.CLOSED);
+            int recvs = 0;
+            while (p.server.awaitCompletion(c, 10, TimeUnit.MILLISECONDS)) {
+                assertEquals(MpOpcode.RECV, c.opcode());
+                recvs++;
+            }
+            assertEquals(8, recvs, "the peer's receives complete (placed or flushed)");
+            assertEquals(Set.of(), threadsOf(p.server));
+            assertTrue(f.connector.connections().isEmpty());
+        }
+    }
+
+    @Test
+    void disconnectWithTimeToDrainCompletesEverything() throws Exception {
+        try (Fabric f = new Fabric("rate=1g", "rate=1g")) {
+            Pair p = new Pair(f.connect(Fabric.options(), Fabric.options()), 8 << 20);
+            for (int i = 0; i < 6; i++) {
+                p.client.postWrite(i, p.clientMr, 0, 8 << 20, p.serverMr.remote(), 0);
+            }
+            p.client.disconnect(30, TimeUnit.SECONDS);
+            MpCompletion c = new MpCompletion();
+            for (int i = 0; i < 6; i++) {
+                assertTrue(p.client.awaitCompletion(c, 1, TimeUnit.SECONDS));
+                assertEquals(MpStatus.SUCCESS, c.status(), c.toString());
+            }
+            assertFalse(p.client.awaitCompletion(c, 10, TimeUnit.MILLISECONDS));
+            awaitState(p.server, ConnectionState.CLOSED);
+            p.client.close();
+            p.client.disconnect(1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void closingTheConnectorDisconnectsAll() throws Exception {
+        Fabric f = new Fabric("rate=0");
+        try {
+            Pair p = new Pair(f.connect(Fabric.options(), Fabric.options()), 1 << 20);
+            p.write(1 << 20);
+            f.connector.close();
+            assertEquals(ConnectionState.CLOSED, p.client.state());
+            assertEquals(ConnectionState.CLOSED, p.server.state());
+            assertEquals(List.of(), f.connector.connections());
+            assertThrows(VirtuosoException.class, () -> f.listener().accept(1, TimeUnit.MILLISECONDS));
+        } finally {
+            f.close();
+        }
+    }
+}

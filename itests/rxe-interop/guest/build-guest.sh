@@ -15,6 +15,16 @@ initrd_modules=(virtio_pci virtio_blk crc32c_generic ext4)
 
 log() { echo "build-guest: $*" >&2; }
 
+# Removes a work folder; an interrupted debootstrap leaves proc/sys mounted inside its target.
+remove_work() {
+    local dir="$1" m
+    [ -d "$dir" ] || return 0
+    for m in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
+        umount -l "$m" 2>/dev/null || true
+    done
+    rm -rf "$dir"
+}
+
 # The Debian mirror the host's apt uses for $suite (deb822 .sources first, then one-line .list files).
 debian_mirror() {
     local f uri
@@ -58,11 +68,15 @@ if [ "$(id -u)" != 0 ]; then
     exit 2
 fi
 mkdir -p "$cache"
+# Leftovers of builds that were killed (an hour old: not a build running next to this one).
+for old in $(find "$cache" -maxdepth 1 \( -name 'download.*' -o -name 'build.*' \) -mmin +60); do
+    remove_work "$old"
+done
 
 if [ ! -f "$base/complete" ]; then
     bwork="$(mktemp -d "$cache/download.XXXXXX")"
     chmod 755 "$bwork"
-    trap 'rm -rf "$bwork"' EXIT
+    trap 'remove_work "$bwork"' EXIT
     log "downloading kernel and user space into $bwork (mirror $mirror)"
     # 1. Kernel: the current bookworm kernel package, unpacked without installing anything.
     if ! apt-cache show linux-image-amd64 >/dev/null 2>&1; then apt-get update -q >/dev/null; fi
@@ -88,7 +102,7 @@ fi
 kver="$(cat "$base/kernel.version")"
 
 work="$(mktemp -d "$cache/build.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+trap 'remove_work "$work"' EXIT
 log "assembling guest $key (kernel $kver) in $work"
 kdir="$base/kernel"
 root="$work/root"
@@ -127,7 +141,8 @@ done
 
 # 5. Root image straight from the folder (no mount needed), with some free space.
 size_mb=$(( $(du -sm "$root" | cut -f1) * 13 / 10 + 128 ))
-mkfs.ext4 -q -F -L rxe-guest -d "$root" "$work/rootfs.img" "${size_mb}M" >&2
+mkfs.ext4 -q -F -L rxe-guest -d "$root" "$work/rootfs.img" "${size_mb}M" >"$work/mkfs.log" 2>&1 \
+    || { cat "$work/mkfs.log" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out"

@@ -11,7 +11,8 @@ import dev.virtuoso.commands.cli.ParsedArgs;
  * {@code virtuoso:bench} (the launcher's {@code virtuoso bench}): a perftest-style bandwidth test;
  * server without a host, client with the server's host.
  */
-@Component(service = BenchCommand.class, property = {"osgi.command.scope=virtuoso", "osgi.command.function=bench"})
+@Component(service = BenchCommand.class, immediate = true,
+    property = {"osgi.command.scope=virtuoso", "osgi.command.function=bench"})
 public class BenchCommand {
 
     @Reference

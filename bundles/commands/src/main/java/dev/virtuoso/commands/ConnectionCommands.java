@@ -23,7 +23,7 @@ import dev.virtuoso.commands.cli.Units;
  * Shell commands on live connections: {@code connections} (paths with live statistics),
  * {@code policy} (show or set a connection's policies) and {@code path} (take a path down or up).
  */
-@Component(service = ConnectionCommands.class, property = {"osgi.command.scope=virtuoso",
+@Component(service = ConnectionCommands.class, immediate = true, property = {"osgi.command.scope=virtuoso",
     "osgi.command.function=connections", "osgi.command.function=policy", "osgi.command.function=path"})
 public class ConnectionCommands {
 

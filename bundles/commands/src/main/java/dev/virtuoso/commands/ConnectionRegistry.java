@@ -21,7 +21,7 @@ import dev.virtuoso.api.MultipathConnection;
  * an OSGi service (by the QP manager, where it does so) plus those this bundle made itself (the
  * shell's testbed), each once. Internal to this bundle; thread-safe.
  */
-@Component(service = ConnectionRegistry.class)
+@Component(service = ConnectionRegistry.class, immediate = true)
 public class ConnectionRegistry {
 
     /**

@@ -8,7 +8,8 @@ import dev.virtuoso.commands.demo.DemoOptions;
 import dev.virtuoso.commands.demo.DemoRunner;
 
 /** {@code virtuoso:demo} (the launcher's {@code virtuoso demo}): see {@link DemoRunner}. */
-@Component(service = DemoCommand.class, property = {"osgi.command.scope=virtuoso", "osgi.command.function=demo"})
+@Component(service = DemoCommand.class, immediate = true,
+    property = {"osgi.command.scope=virtuoso", "osgi.command.function=demo"})
 public class DemoCommand {
 
     @Reference

@@ -19,7 +19,8 @@ import dev.virtuoso.verbs.soft.fabric.api.FabricControl;
  * demo's and the shell testbed's), taken down and up or reshaped while traffic runs. A link is
  * named as the fabric names it ({@code 192.0.2.1-198.51.100.1}) or by its number in {@code link list}.
  */
-@Component(service = LinkCommand.class, property = {"osgi.command.scope=virtuoso", "osgi.command.function=link"})
+@Component(service = LinkCommand.class, immediate = true,
+    property = {"osgi.command.scope=virtuoso", "osgi.command.function=link"})
 public class LinkCommand {
 
     private static final CommandLineSpec SPEC = new CommandLineSpec("link", "list | down|up LINK | rate LINK RATE"

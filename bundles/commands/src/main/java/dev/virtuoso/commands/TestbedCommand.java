@@ -27,7 +27,7 @@ import dev.virtuoso.commands.demo.FabricPlan;
  * pair with MP_WRITE traffic running in the background, so {@code connections -w 10},
  * {@code policy 1 lb-adaptive} and {@code path down 1 0} can be tried live.
  */
-@Component(service = TestbedCommand.class, property = {"osgi.command.scope=virtuoso",
+@Component(service = TestbedCommand.class, immediate = true, property = {"osgi.command.scope=virtuoso",
     "osgi.command.function=testbed"})
 public class TestbedCommand {
 

@@ -27,7 +27,7 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * service is missing, and can then say exactly what is missing instead of never appearing.
  * Internal to this bundle.
  */
-@Component(service = VirtuosoServices.class)
+@Component(service = VirtuosoServices.class, immediate = true)
 public class VirtuosoServices {
 
     private volatile MultipathConnector connector;

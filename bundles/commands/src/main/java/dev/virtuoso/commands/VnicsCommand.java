@@ -21,7 +21,8 @@ import dev.virtuoso.spi.verbs.Vnic;
  * {@code virtuoso:vnics} (the launcher's {@code virtuoso paths}): every verbs provider's devices
  * and their vNICs, the addresses a connection can use as paths.
  */
-@Component(service = VnicsCommand.class, property = {"osgi.command.scope=virtuoso", "osgi.command.function=vnics"})
+@Component(service = VnicsCommand.class, immediate = true,
+    property = {"osgi.command.scope=virtuoso", "osgi.command.function=vnics"})
 public class VnicsCommand {
 
     private static final CommandLineSpec SPEC = new CommandLineSpec("virtuoso paths", "", 0, 0)

@@ -44,6 +44,9 @@ final class BenchClient {
             c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
             long readyLength = awaitSendAndRecv(e);
             RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
+            if (o.op() == BenchOptions.Op.SEND) {
+                c.postRecv(4, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+            }
             if (region.length() < o.maxSize()) {
                 throw new IOException("the server's region has " + region.length() + " bytes, " + o.maxSize() + " needed");
             }
@@ -58,7 +61,11 @@ final class BenchClient {
                     BenchReport.row(out, r);
                 }
             }
-            if (o.op() != BenchOptions.Op.SEND) {
+            if (o.op() == BenchOptions.Op.SEND) {
+                // the server says DONE once every message is in: closing earlier would flush its receives
+                MpCompletion done = e.awaitControl(MpOpcode.RECV);
+                BenchProtocol.readDone(e.incoming(), (int) done.byteLength());
+            } else {
                 c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
                 e.awaitControl(MpOpcode.SEND);
             }

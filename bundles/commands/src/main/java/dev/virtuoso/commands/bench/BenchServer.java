@@ -55,8 +55,17 @@ final class BenchServer {
                     o.reportGbits(), o.json(), o.jsonFile(), o.waitSeconds());
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
             long received = serve(c, h, expected, rxDepth, max, e);
-            out.printf(Locale.ROOT, " served %s: %d message(s) received, %d size(s) x iterations %s%n",
-                    h.op().title(), received, h.sizes().size(), h.iterations());
+            if (h.op() == BenchOptions.Op.SEND) {
+                c.postSend(5, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
+                e.awaitControl(MpOpcode.SEND);
+            }
+            if (h.op() == BenchOptions.Op.SEND) {
+                out.printf(Locale.ROOT, " served %s: %d message(s) received; sizes %s x iterations %s%n", h.op().title(),
+                        received, h.sizes(), h.iterations());
+            } else {
+                out.printf(Locale.ROOT, " served %s until the client's DONE; sizes %s x iterations %s%n", h.op().title(),
+                        h.sizes(), h.iterations());
+            }
             out.println(BenchReport.RULE);
         }
     }

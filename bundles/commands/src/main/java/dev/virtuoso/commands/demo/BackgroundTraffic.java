@@ -20,6 +20,7 @@ public final class BackgroundTraffic implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private volatile String failure;
+    private volatile PhaseProgress round;
 
     /**
      * Starts the traffic.
@@ -42,10 +43,12 @@ public final class BackgroundTraffic implements AutoCloseable {
         while (running) {
             PhaseProgress p = new PhaseProgress("testbed", ROUND_BYTES, pair.clientConnection(),
                     pair.clientConnection()::loadBalancer);
+            round = p;
             try {
                 Transfer.Result r = new Transfer(Transfer.Op.WRITE, pair.client(), pair.server(), wrBytes, window,
                         ROUND_BYTES, seed, p).run(null);
                 bytes.addAndGet(r.bytes());
+                round = null;
                 seed += ROUND_BYTES / wrBytes + 1;
             } catch (InterruptedException e) {
                 return;
@@ -56,9 +59,10 @@ public final class BackgroundTraffic implements AutoCloseable {
         }
     }
 
-    /** @return bytes moved and verified in completed rounds */
+    /** @return bytes moved and verified so far */
     public long bytes() {
-        return bytes.get();
+        PhaseProgress p = round;
+        return bytes.get() + (p != null ? p.verifiedBytes() : 0);
     }
 
     /** @return why the traffic stopped, or {@code null} while it runs */

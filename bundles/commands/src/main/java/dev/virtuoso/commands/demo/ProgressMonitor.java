@@ -33,6 +33,7 @@ public final class ProgressMonitor implements AutoCloseable {
     private final Map<Integer, Long> lastPathBytes = new HashMap<>();
     private PhaseProgress phase;
     private long lastVerified;
+    private long phaseStart;
     private long lastNanos;
     private long lastPrinted;
     private volatile boolean running = true;
@@ -60,6 +61,7 @@ public final class ProgressMonitor implements AutoCloseable {
         phase = p;
         lastVerified = 0;
         lastNanos = System.nanoTime();
+        phaseStart = lastNanos;
         lastPathBytes.clear();
         for (PathStats s : p.connection().pathStats()) {
             lastPathBytes.put(s.pathId(), s.bytesCompleted());
@@ -121,7 +123,13 @@ public final class ProgressMonitor implements AutoCloseable {
         }
         lastVerified = verified;
         lastNanos = now;
-        samples.add(new Sample(seconds(), phase.name(), perPath, total));
+        if (last && dt * 1000 < INTERVAL_MILLIS / 2.0) {
+            // a sliver of an interval at the end would show one request's bytes as a spike: the
+            // final line shows the phase's average instead
+            total = verified * 8 / Math.max(1e-9, (now - phaseStart) / 1e9);
+        } else {
+            samples.add(new Sample(seconds(), phase.name(), perPath, total));
+        }
         if (terminal) {
             out.print("\r" + line(verified, total, perPath) + "\033[K");
             out.flush();

@@ -47,6 +47,12 @@ public final class Transfer implements AutoCloseable {
      */
     public Transfer(List<String> linkSpecs, ConnectOptions options, CoreSettings settings,
             java.util.function.UnaryOperator<SoftRnicConfig.Builder> rnic) throws Exception {
+        this(linkSpecs, options, settings, rnic, new PolicyRegistry());
+    }
+
+    /** As above, with the policies the connections may name. */
+    public Transfer(List<String> linkSpecs, ConnectOptions options, CoreSettings settings,
+            java.util.function.UnaryOperator<SoftRnicConfig.Builder> rnic, PolicyRegistry policies) throws Exception {
         network = new FabricNetwork("bench", 1);
         List<InetAddress> a = new ArrayList<>();
         List<InetAddress> b = new ArrayList<>();
@@ -62,7 +68,7 @@ public final class Transfer implements AutoCloseable {
         provider = new SoftVerbsProvider(rnic.apply(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a")).build(),
                 rnic.apply(SoftRnicConfig.builder("b").addresses(b).fabric(network, "b")).build());
         connector = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(),
-                new PolicyRegistry(), settings);
+                policies, settings);
         listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 options.toBuilder().device("b").build());
         client = connector.connect(listener.localAddress(), options.toBuilder().device("a").build());
@@ -82,21 +88,26 @@ public final class Transfer implements AutoCloseable {
         MemoryRegion s = client.register(src, EnumSet.of(Access.LOCAL_WRITE));
         MemoryRegion d = server.register(dst, EnumSet.of(Access.REMOTE_WRITE));
         try {
-            MpCompletion c = new MpCompletion();
-            long t0 = System.nanoTime();
-            client.postWrite(1, s, 0, s.length(), d.remote(), 0);
-            if (!client.awaitCompletion(c, timeoutSeconds, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("no completion in " + timeoutSeconds + " s");
-            }
-            long t = System.nanoTime() - t0;
-            if (!c.ok()) {
-                throw new IllegalStateException("MP_WRITE failed: " + c);
-            }
-            return t;
+            return write(s, d, s.length(), new MpCompletion(), timeoutSeconds);
         } finally {
             s.close();
             d.close();
         }
+    }
+
+    /** @return nanoseconds one MP_WRITE of {@code bytes} between registered regions took */
+    public long write(MemoryRegion s, MemoryRegion d, int bytes, MpCompletion c, long timeoutSeconds)
+            throws Exception {
+        long t0 = System.nanoTime();
+        client.postWrite(1, s, 0, bytes, d.remote(), 0);
+        if (!client.awaitCompletion(c, timeoutSeconds, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("no completion in " + timeoutSeconds + " s");
+        }
+        long t = System.nanoTime() - t0;
+        if (!c.ok()) {
+            throw new IllegalStateException("MP_WRITE failed: " + c);
+        }
+        return t;
     }
 
     public List<PathStats> stats() {

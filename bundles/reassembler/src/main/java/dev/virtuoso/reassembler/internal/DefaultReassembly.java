@@ -195,15 +195,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         while (completeSeq < postSeq) {
             int i = receives.index(completeSeq);
             if (receives.state[i] != ReceiveTable.DONE) {
-                // mutation: swap with a later placed one
-                int j = receives.index(completeSeq + 1);
-                if (completeSeq + 1 < postSeq && receives.state[j] == ReceiveTable.DONE) {
-                    long w = receives.wrId[j]; receives.wrId[j] = receives.wrId[i]; receives.wrId[i] = w;
-                    receives.state[i] = ReceiveTable.DONE; receives.state[j] = ReceiveTable.POSTED;
-                    receives.status[i] = receives.status[j]; receives.length[i] = receives.length[j];
-                } else {
                 break;
-                }
             }
             long wrId = receives.wrId[i];
             MpStatus status = receives.status[i];

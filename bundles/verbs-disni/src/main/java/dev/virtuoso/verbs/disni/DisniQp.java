@@ -12,7 +12,6 @@ import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.RdmaCmId;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
-import dev.virtuoso.spi.verbs.IbvCq;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpAttr;
 import dev.virtuoso.spi.verbs.IbvQpInitAttr;
@@ -34,14 +33,14 @@ import dev.virtuoso.verbs.disni.sysfs.RoceGid;
  * number the SPI reports (peers learn it in the core's handshake as usual).</li>
  * <li>INIT: recorded. Receives posted now wait in {@link PendingWork}.</li>
  * <li>RTR: the path is fixed: sgidIndex selects the local vNIC (GID entry), dgid the peer's vNIC,
- * destQpNum the peer's listener port. The side with the larger (address, QPN) is active: it binds a
- * CM id to its vNIC address (so the QP uses that alias's GID), resolves the peer address and route,
- * creates the native QP ({@code rdma_create_qp}), replays pending receives and connects
- * ({@code rdma_connect}). The passive side accepts the request that reaches its listener the same
- * way ({@code rdma_accept}). librdmacm moves the native QP through INIT, RTR and RTS with the values
- * exchanged in the CM REQ/REP; DiSNI passes the retry counts (read from the RTR attribute) and sets
- * the RDMA read depths to the device maximum.</li>
- * <li>RTS: recorded; sends posted before the CM reports ESTABLISHED wait in {@link PendingWork}.</li>
+ * destQpNum the peer's listener port; the side with the larger (address, QPN) will be active.</li>
+ * <li>RTS: the handshake starts (only now are the retry counts known, which DiSNI can pass to
+ * rdma_connect/rdma_accept and nowhere else). Active: a CM id bound to the vNIC address (so the QP
+ * uses that alias's GID), address and route resolution, {@code rdma_create_qp}, replay of pending
+ * receives, {@code rdma_connect}. Passive: the request that reaches the listener is accepted the
+ * same way ({@code rdma_accept}). librdmacm moves the native QP through INIT, RTR and RTS with the
+ * values of the CM REQ/REP; DiSNI sets the RDMA read depths to the device maximum. Sends posted
+ * before ESTABLISHED wait in {@link PendingWork}.</li>
  * <li>ERR: {@code rdma_disconnect} (librdmacm moves the QP to ERR; the NIC flushes); without a
  * connection the binding flushes in software.</li>
  * <li>RESET: the native QP and its CM id are destroyed; the QP number (listener) is kept.</li>
@@ -67,7 +66,7 @@ final class DisniQp implements IbvQp {
     private final PendingWork pending;
     private final Object sendLock = new Object();
     private final Object recvLock = new Object();
-    private final IbvQpAttr attrs = new IbvQpAttr();
+    private final RecordedQpAttrs attrs = new RecordedQpAttrs();
     private final RdmaCmId listener;
 
     private volatile IbvQpState state = IbvQpState.RESET;
@@ -106,7 +105,6 @@ final class DisniQp implements IbvQp {
         this.sigAll = a.sqSigAll();
         this.rings = new WrRings(maxSendWr, maxRecvWr);
         this.pending = new PendingWork(Math.max(maxSendSge, maxRecvSge));
-        attrs.qpState(IbvQpState.RESET);
     }
 
     static DisniQp create(DisniPd pd, IbvQpInitAttr a) throws VerbsException {
@@ -174,7 +172,7 @@ final class DisniQp implements IbvQp {
                 IbvQpState to = QpTransitions.target(state, attr, mask);
                 switch (to) {
                     case INIT -> {
-                        record(attr, mask);
+                        attrs.record(attr, mask);
                         state = to;
                     }
                     case RTR -> toRtr(attr, mask);
@@ -215,7 +213,7 @@ final class DisniQp implements IbvQp {
         local = gid;
         remote = new InetSocketAddress(dgid, destQpn);
         active = cmp > 0;
-        record(attr, mask);
+        attrs.record(attr, mask);
         state = IbvQpState.RTR;
     }
 
@@ -226,7 +224,7 @@ final class DisniQp implements IbvQp {
      */
     private void toRts(IbvQpAttr attr, int mask) throws VerbsException {
         boolean first = state == IbvQpState.RTR;
-        record(attr, mask);
+        attrs.record(attr, mask);
         state = IbvQpState.RTS;
         if (!first) {
             return;
@@ -250,66 +248,12 @@ final class DisniQp implements IbvQp {
         }
     }
 
-    private static int clamp(int v, int lo, int hi) {
-        return Math.max(lo, Math.min(hi, v));
-    }
-
-    private void record(IbvQpAttr a, int mask) {
-        if ((mask & IbvQpAttr.ACCESS_FLAGS) != 0) {
-            attrs.qpAccessFlags(a.qpAccessFlags() & IbvAccess.ALL);
-        }
-        if ((mask & IbvQpAttr.PKEY_INDEX) != 0) {
-            attrs.pkeyIndex(a.pkeyIndex());
-        }
-        if ((mask & IbvQpAttr.PORT) != 0) {
-            attrs.portNum(a.portNum());
-        }
-        if ((mask & IbvQpAttr.AV) != 0) {
-            attrs.ahAttr().copyFrom(a.ahAttr());
-        }
-        if ((mask & IbvQpAttr.PATH_MTU) != 0) {
-            attrs.pathMtu(a.pathMtu());
-        }
-        if ((mask & IbvQpAttr.DEST_QPN) != 0) {
-            attrs.destQpNum(a.destQpNum());
-        }
-        if ((mask & IbvQpAttr.RQ_PSN) != 0) {
-            attrs.rqPsn(a.rqPsn());
-        }
-        if ((mask & IbvQpAttr.SQ_PSN) != 0) {
-            attrs.sqPsn(a.sqPsn());
-        }
-        if ((mask & IbvQpAttr.MAX_DEST_RD_ATOMIC) != 0) {
-            attrs.maxDestRdAtomic(a.maxDestRdAtomic());
-        }
-        if ((mask & IbvQpAttr.MAX_QP_RD_ATOMIC) != 0) {
-            attrs.maxRdAtomic(a.maxRdAtomic());
-        }
-        if ((mask & IbvQpAttr.MIN_RNR_TIMER) != 0) {
-            attrs.minRnrTimer(a.minRnrTimer());
-        }
-        if ((mask & IbvQpAttr.TIMEOUT) != 0) {
-            attrs.timeout(a.timeout());
-        }
-        if ((mask & IbvQpAttr.RETRY_CNT) != 0) {
-            attrs.retryCnt(a.retryCnt());
-        }
-        if ((mask & IbvQpAttr.RNR_RETRY) != 0) {
-            attrs.rnrRetry(a.rnrRetry());
-        }
-    }
-
     @Override
     public synchronized void queryQp(IbvQpAttr out) throws VerbsException {
         if (closed) {
             throw new VerbsException(VerbsException.EINVAL, "QP " + qpn + " is destroyed");
         }
-        out.qpState(state).pathMtu(attrs.pathMtu()).qpAccessFlags(attrs.qpAccessFlags())
-                .pkeyIndex(attrs.pkeyIndex()).portNum(attrs.portNum()).rqPsn(attrs.rqPsn())
-                .sqPsn(attrs.sqPsn()).destQpNum(attrs.destQpNum()).timeout(attrs.timeout())
-                .retryCnt(attrs.retryCnt()).rnrRetry(attrs.rnrRetry()).minRnrTimer(attrs.minRnrTimer())
-                .maxRdAtomic(attrs.maxRdAtomic()).maxDestRdAtomic(attrs.maxDestRdAtomic());
-        out.ahAttr().copyFrom(attrs.ahAttr());
+        attrs.copyTo(out, state);
     }
 
     // ---------------------------------------------------------------- posting
@@ -711,7 +655,6 @@ final class DisniQp implements IbvQp {
         remote = null;
         deadReason = null;
         deadDeadlineNanos = 0;
-        attrs.qpState(IbvQpState.RESET);
         state = IbvQpState.RESET;
     }
 
@@ -743,10 +686,6 @@ final class DisniQp implements IbvQp {
     /** @return prepared-call allocations so far (sends, receives), for tests */
     synchronized long[] preparedCounts() {
         return new long[] {sends == null ? 0 : sends.preparedCount(), recvs == null ? 0 : recvs.preparedCount()};
-    }
-
-    boolean usesCq(IbvCq cq) {
-        return sendCq == cq || recvCq == cq;
     }
 
     @Override

@@ -3,12 +3,14 @@ package dev.virtuoso.itests.osgi;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 
+import org.apache.felix.service.command.CommandProcessor;
 import org.junit.Test;
 import org.osgi.framework.Constants;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.cm.ManagedServiceFactory;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
 
+import dev.virtuoso.api.MultipathConnector;
 import dev.virtuoso.decomposer.Decomposer;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.policy.cc.chunkprobe.api.ChunkProbeStatistics;
@@ -36,6 +38,22 @@ public class ServicesTest extends VirtuosoOsgiTestSupport {
         try (TrackedService<ServiceComponentRuntime> scr = awaitService(
                 ServiceComponentRuntime.class, null, "org.apache.felix.scr", SERVICE_TIMEOUT)) {
             assertEquals("org.apache.felix.scr", scr.publisher());
+        }
+    }
+
+    @Test
+    public void gogoCommandProcessorIsPublishedByGogoRuntime() {
+        try (TrackedService<CommandProcessor> gogo = awaitService(
+                CommandProcessor.class, null, "org.apache.felix.gogo.runtime", SERVICE_TIMEOUT)) {
+            assertNotNull(gogo.service());
+        }
+    }
+
+    @Test
+    public void multipathConnectorIsPublishedByQpManager() {
+        try (TrackedService<MultipathConnector> connector = awaitService(
+                MultipathConnector.class, null, "dev.virtuoso.qpmanager", SERVICE_TIMEOUT)) {
+            assertNotNull(connector.service());
         }
     }
 

@@ -36,8 +36,11 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * thread, {@code virtuoso-cqev-<id>}, waits on the channel and unparks it).
  */
 final class ConnectionEngine implements Runnable {
-    /** Longest park, so timers (drain deadline, failover, path removal) are checked. */
-    private static final long PARK_NANOS = 1_000_000;
+    /** Park while recently busy; timers (drain deadline, failover, path repair) are checked after it. */
+    private static final long SHORT_PARK_NANOS = 1_000_000;
+    /** Park of a connection idle for a while: bounds the timers' granularity and idle wake-ups. */
+    private static final long LONG_PARK_NANOS = 10_000_000;
+    private static final int SHORT_PARKS = 16;
     private static final int SPINS = 16;
     private static final int YIELDS = 8;
     private static final int BATCH = 256;
@@ -84,6 +87,7 @@ final class ConnectionEngine implements Runnable {
     private boolean peerDisconnected;
     private String fatal;
     private int idleRounds;
+    private int parks;
     private long unknownCompletions;
 
     ConnectionEngine(MpConnection conn, VerbsResources res, Reassembly reassembly, Decomposition decomposition,
@@ -121,6 +125,8 @@ final class ConnectionEngine implements Runnable {
     }
 
     void start() {
+        // sessions are created here, before the engine thread starts (which publishes them to it)
+        policies.start();
         registry.listen(policyListener);
         thread = new Thread(this, "virtuoso-conn-" + conn.id());
         thread.setDaemon(true);
@@ -227,7 +233,6 @@ final class ConnectionEngine implements Runnable {
 
     @Override
     public void run() {
-        policies.start();
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -406,6 +411,7 @@ final class ConnectionEngine implements Runnable {
     private void idle(int work) {
         if (work > 0) {
             idleRounds = 0;
+            parks = 0;
             return;
         }
         idleRounds++;
@@ -429,7 +435,7 @@ final class ConnectionEngine implements Runnable {
         }
         parked = true;
         if (!hasWork()) {
-            LockSupport.parkNanos(this, PARK_NANOS);
+            LockSupport.parkNanos(this, parks++ < SHORT_PARKS ? SHORT_PARK_NANOS : LONG_PARK_NANOS);
         }
         parked = false;
         idleRounds = SPINS;

@@ -84,8 +84,12 @@ final class FrameworkHarness implements AutoCloseable {
     }
 
     @Override
-    public void close() throws BundleException, InterruptedException {
+    public void close() throws BundleException {
         framework.stop();
-        framework.waitForStop(TimeUnit.SECONDS.toMillis(10));
+        try {
+            framework.waitForStop(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -28,7 +28,7 @@ class FabricReorderTest extends ConformanceBase {
     void exactDataUnderReordering(IbvWrOpcode op) throws Exception {
         ((SoftFabricEnvironment) env).configureLink("reorder=0.05 reorder-delay=200us loss=0.01");
         QpPair p = rig.connect(new QpSettings().timeout(12));
-        TransferConformance.transferOnce(rig, p, op, 2 << 20, op.ordinal());
+        TransferConformance.transferOnce(rig, p, op, 1 << 20, op.ordinal());
         long nakOrRetry = p.a().counters().get(VerbsCounter.RETRANSMITTED_PACKETS)
                 + p.b().counters().get(VerbsCounter.RETRANSMITTED_PACKETS);
         assertTrue(nakOrRetry > 0, "nothing was reordered or lost");

@@ -1,0 +1,165 @@
+package dev.virtuoso.qpmanager.internal;
+
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathConnector;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.decomposer.Decomposer;
+import dev.virtuoso.qpmanager.internal.engine.Connector;
+import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
+import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
+import dev.virtuoso.reassembler.Reassembler;
+import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
+import dev.virtuoso.spi.policy.LoadBalancerPolicy;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+
+/**
+ * The QP manager's {@link MultipathConnector} service. It binds every verbs provider by its
+ * {@value VerbsProvider#PROVIDER_PROPERTY} property and every policy by
+ * {@value LoadBalancerPolicy#NAME_PROPERTY}, all dynamically; connections opened through a
+ * provider that goes away are disconnected, sessions of a policy that goes away move to the
+ * fallback. Stopping the component disconnects every connection it created. Established
+ * connections are published as {@link MultipathConnection} services with
+ * {@value ConnectionPublisher#ID_PROPERTY}.
+ */
+@Component(service = MultipathConnector.class, configurationPid = ConnectorComponent.PID)
+@Designate(ocd = ConnectorComponent.Config.class)
+public final class ConnectorComponent implements MultipathConnector {
+    /** Configuration PID. */
+    public static final String PID = "dev.virtuoso.qpmanager";
+
+    /** Connector-wide defaults (per-connection settings come with each call's options). */
+    @ObjectClassDefinition(name = "Virtuoso QP manager", description = "Defaults of the multipath connector")
+    public @interface Config {
+        @AttributeDefinition(description = "Verbs provider used when the connect options name none")
+        String defaultProvider() default "soft";
+
+        @AttributeDefinition(description = "Send-queue depth of every path QP", min = "1")
+        int sendQueueDepth() default 128;
+
+        @AttributeDefinition(description = "Most paths one connection may have over its life", min = "1", max = "64")
+        int maxPaths() default 32;
+
+        @AttributeDefinition(description = "Chunks the built-in congestion avoidance lets a path carry at once",
+                min = "1")
+        int builtinChunksPerPath() default 4;
+
+        @AttributeDefinition(description = "Control-channel idle time before a heartbeat, ms", min = "1")
+        long heartbeatMillis() default 1000;
+
+        @AttributeDefinition(description = "Control-channel silence after which the peer is gone, ms", min = "2")
+        long livenessMillis() default 10_000;
+
+        @AttributeDefinition(description = "Publish established connections as MultipathConnection services")
+        boolean publishConnections() default true;
+    }
+
+    private final Map<String, VerbsProvider> providers = new ConcurrentHashMap<>();
+    private final PolicyRegistry registry = new PolicyRegistry();
+
+    @Reference
+    private Decomposer decomposer;
+
+    @Reference
+    private Reassembler reassembler;
+
+    private volatile Connector connector;
+    private ConnectionPublisher publisher;
+
+    static CoreSettings settings(Config c) {
+        return new CoreSettings(c.defaultProvider(), c.sendQueueDepth(), c.maxPaths(), c.builtinChunksPerPath(),
+                c.heartbeatMillis(), c.livenessMillis());
+    }
+
+    @Activate
+    void activate(Config config, BundleContext context) {
+        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings(config));
+        if (config.publishConnections()) {
+            publisher = new ConnectionPublisher(context);
+            c.observer(publisher);
+        }
+        connector = c;
+    }
+
+    @Modified
+    void modified(Config config) {
+        connector.settings(settings(config));
+    }
+
+    @Deactivate
+    void deactivate() {
+        connector.close();
+        if (publisher != null) {
+            publisher.close();
+        }
+    }
+
+    private static String name(Map<String, Object> props, String fallback) {
+        Object v = props.get(LoadBalancerPolicy.NAME_PROPERTY);
+        return v != null ? v.toString() : fallback;
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "removeProvider")
+    void addProvider(VerbsProvider p, Map<String, Object> props) {
+        Object n = props.get(VerbsProvider.PROVIDER_PROPERTY);
+        providers.put(n != null ? n.toString() : p.name(), p);
+    }
+
+    void removeProvider(VerbsProvider p, Map<String, Object> props) {
+        Object n = props.get(VerbsProvider.PROVIDER_PROPERTY);
+        providers.remove(n != null ? n.toString() : p.name(), p);
+        Connector c = connector;
+        if (c != null) {
+            c.providerGone(p);
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "removeLoadBalancer")
+    void addLoadBalancer(LoadBalancerPolicy p, Map<String, Object> props) {
+        registry.add(name(props, p.name()), p);
+    }
+
+    void removeLoadBalancer(LoadBalancerPolicy p, Map<String, Object> props) {
+        registry.remove(name(props, p.name()), p);
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "removeCongestionAvoidance")
+    void addCongestionAvoidance(CongestionAvoidancePolicy p, Map<String, Object> props) {
+        registry.add(name(props, p.name()), p);
+    }
+
+    void removeCongestionAvoidance(CongestionAvoidancePolicy p, Map<String, Object> props) {
+        registry.remove(name(props, p.name()), p);
+    }
+
+    @Override
+    public MultipathListener listen(InetSocketAddress bootstrap, ConnectOptions options) throws VirtuosoException {
+        return connector.listen(bootstrap, options);
+    }
+
+    @Override
+    public MultipathConnection connect(InetSocketAddress remote, ConnectOptions options) throws VirtuosoException {
+        return connector.connect(remote, options);
+    }
+}

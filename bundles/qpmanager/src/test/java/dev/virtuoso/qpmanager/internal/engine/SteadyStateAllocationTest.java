@@ -1,0 +1,77 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.MpCompletion;
+
+/**
+ * The data path allocates nothing per request once warm: the engine thread's allocation counter
+ * barely moves over a thousand MP work requests of every kind, nor does the posting thread's.
+ */
+class SteadyStateAllocationTest {
+
+    private static long allocated(Thread t) {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getThreadAllocatedBytes(
+                t.getId());
+    }
+
+    private static Thread engineThread(String id) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("virtuoso-conn-" + id)) {
+                return t;
+            }
+        }
+        throw new AssertionError("no engine thread for " + id);
+    }
+
+    private static void round(Pair p, MpCompletion c, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            p.server.postRecv(i, p.serverMr, 0, 300_000);
+            p.client.postWrite(i, p.clientMr, 0, 200_000, p.serverMr.remote(), 0);
+            p.client.postRead(i, p.clientMr, 0, 100, p.serverMr.remote(), 0);
+            p.client.postSend(i, p.clientMr, 0, (i & 1) == 0 ? 1000 : 300_000);
+            for (int k = 0; k < 3; k++) {
+                while (!p.client.awaitCompletion(c, 10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    throw new AssertionError("stalled: " + ((MpConnection) p.client).describe());
+                }
+                if (!c.ok()) {
+                    throw new AssertionError(c.toString());
+                }
+            }
+            while (!p.server.awaitCompletion(c, 10, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new AssertionError("receive stalled");
+            }
+        }
+    }
+
+    @Test
+    void engineAndPosterDoNotAllocatePerRequest() throws Exception {
+        Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean,
+                "needs per-thread allocation counters");
+        try (Fabric f = new Fabric("rate=0", "rate=0")) {
+            Pair p = new Pair(f.connect(Fabric.options().chunkSize(64 * 1024), Fabric.options()), 1 << 20);
+            MpCompletion c = new MpCompletion();
+            round(p, c, 300);
+            Thread clientEngine = engineThread(p.client.id());
+            Thread serverEngine = engineThread(p.server.id());
+            long e0 = allocated(clientEngine);
+            long s0 = allocated(serverEngine);
+            long me0 = allocated(Thread.currentThread());
+            int n = 1000;
+            round(p, c, n);
+            long e = allocated(clientEngine) - e0;
+            long s = allocated(serverEngine) - s0;
+            long me = allocated(Thread.currentThread()) - me0;
+            System.out.printf("allocated over %d rounds (4 requests each): client engine %d B, server engine %d B,"
+                    + " poster %d B%n", n, e, s, me);
+            assertTrue(e < 64 * 1024, "client engine allocated " + e + " bytes");
+            assertTrue(s < 64 * 1024, "server engine allocated " + s + " bytes");
+            assertTrue(me < 64 * 1024, "posting thread allocated " + me + " bytes");
+        }
+    }
+}

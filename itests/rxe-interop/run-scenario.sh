@@ -56,6 +56,7 @@ guest_vars=(RXE_HOST_IP RXE_HOST_IP2 RXE_HOST_IP3 RXE_GUEST_IP RXE_GUEST_IP2 RXE
 ns=""
 qemu_pid=""
 host_pids=()
+work=""
 cleanup() {
     [ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null || true
     local p
@@ -64,11 +65,12 @@ cleanup() {
     for p in "${host_pids[@]}"; do wait "$p" 2>/dev/null || true; done
     qemu_pid=""; host_pids=()
     if [ -n "$ns" ]; then ip netns delete "$ns" 2>/dev/null || true; ns=""; fi
+    if [ -n "$work" ]; then rm -rf "$work"; work=""; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Starts a host-side program in the scenario's namespace, in the background; host_wait collects it.
+# Starts a host-side program in the scenario's namespace, in the background (killed by cleanup).
 host_spawn() { # host_spawn LOGFILE CMD...
     local logfile="$1"; shift
     ip netns exec "$ns" "$@" >"$logfile" 2>&1 &
@@ -77,7 +79,7 @@ host_spawn() { # host_spawn LOGFILE CMD...
 
 run_one() {
     local name="$1" sdir="$itest/scenarios/$1" log="$out/$1.console.log" t0=$SECONDS
-    local work; work="$(mktemp -d)"
+    work="$(mktemp -d)"
     rm -f "$out/$name".*.log "$log"
 
     # Scenario disk: a plain tar on the second virtio disk (the guest unpacks /dev/vdb).
@@ -113,7 +115,7 @@ run_one() {
     if [ -f "$sdir/host.sh" ]; then source "$sdir/host.sh"; fi
     if ! host_start "$out/$name"; then
         ip netns delete "$ns"; ns=""
-        rm -rf "$work"
+        rm -rf "$work"; work=""
         echo "== $name: fail (host part could not start)"
         return 1
     fi
@@ -154,7 +156,7 @@ run_one() {
     for p in "${host_pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     host_pids=()
     ip netns delete "$ns"; ns=""
-    rm -rf "$work"
+    rm -rf "$work"; work=""
     echo "== $name: $verdict ($((SECONDS - t0)) s; console log $log)"
     [ "$verdict" = pass ]
 }

@@ -165,7 +165,8 @@ PY
     echo
     echo "| op | size | Gbit/s | messages | retransmitted packets |"
     echo "|---|---|---|---|---|"
-    grep '^RESULT' "$OUT/soft-client-$LINK.log" | sed -E 's/.*op=([a-z]+) size=([0-9]+) depth=[0-9]+ messages=([0-9]+) seconds=[0-9.]+ gbps=([0-9.]+) retransmitted=([0-9]+).*/| \1 | \2 | \4 | \3 | \5 |/'
+    { grep '^RESULT' "$OUT/soft-client-$LINK.log" || true; } | sed -E 's/.*op=([a-z]+) size=([0-9]+) depth=[0-9]+ messages=([0-9]+) seconds=[0-9.]+ gbps=([0-9.]+) retransmitted=([0-9]+).*/| \1 | \2 | \4 | \3 | \5 |/'
+    grep '^FAILED' "$OUT/soft-client-$LINK.log" | sed 's/^/    /' || true
     echo
     read -r SENT RECEIVED LOSS <<< "$IPERF"
     echo "iperf3 -u -b 0 -l $DATAGRAM: sent $SENT Gbit/s, received $RECEIVED Gbit/s (loss $LOSS %)"

@@ -39,9 +39,9 @@ run_perftest_case() { # run_perftest_case VERB ROLE PATHS [mtu=BYTES]
         local f="/tmp/buf-$p" args
         rm -f "$f"
         truncate -s $((4 * RXE_SIZE)) "$f"
-        # -x: GID index 1.. = the guest's addresses; -u 20: 4 s ACK timeout, so emulation stalls do
+        # -x: GID index 1.. = the guest's addresses; -u 23: 34 s ACK timeout, so emulation stalls do
         # not cause retransmissions; -F: no CPU frequency check (emulated).
-        args="-d $RXE_DEV -x $((p + 1)) -p $((18515 + p)) -F -u 20 -s $RXE_SIZE -n $RXE_ITERS --mmap=$f $mtu_opt"
+        args="-d $RXE_DEV -x $((p + 1)) -p $((18515 + p)) -F -u 23 -s $RXE_SIZE -n $RXE_ITERS --mmap=$f $mtu_opt"
         if [ "$role" = guest-server ]; then
             timeout 150 ib_${verb}_bw $args >"/tmp/out-$p" 2>&1 &
         else

@@ -16,7 +16,7 @@ host_check() { # host_check PREFIX CONSOLE_LOG
     for i in $(seq 1 120); do kill -0 "$peer_pid" 2>/dev/null || break; sleep 0.5; done
     kill "$peer_pid" 2>/dev/null || true
     wait "$peer_pid" || true
-    grep -E '^PEER-(LOG java|FAIL|PKTS)' "$peerlog" | sed 's/^/   /'
+    grep -E '^PEER-(LOG java|FAIL|PKTS)' "$peerlog" | sed 's/^PEER-FAIL /PEER-FAIL (expected) /; s/^/   /'
     local tx; tx=$(awk '$1 == "PEER-PKTS" { print $4 }' "$peerlog")
     if grep -q 'RETRY_EXC_ERR' "$peerlog" && [ "${tx:-0}" -gt 0 ]; then
         echo "   as expected: the peer sent $tx packets, rxe accepted none, the WRITE ended in RETRY_EXC_ERR"

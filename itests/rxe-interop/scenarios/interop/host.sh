@@ -30,7 +30,7 @@ host_start() {
     host_spawn "$1.peer.log" "$java" -cp "${RXE_PEER_CLASSPATH_PREFIX:+$RXE_PEER_CLASSPATH_PREFIX:}$target/classes:$(cat "$target/peer.classpath")" \
         dev.virtuoso.itests.rxe.PerftestPeer --plan "$plan" \
         --host-ips "$RXE_HOST_IP,$RXE_HOST_IP2,$RXE_HOST_IP3" --guest-ips "$RXE_GUEST_IP,$RXE_GUEST_IP2" \
-        --size "$RXE_SIZE" --iters "$RXE_ITERS" --ack-timeout "${RXE_PEER_ACK_TIMEOUT:-20}"
+        --size "$RXE_SIZE" --iters "$RXE_ITERS" --ack-timeout "${RXE_PEER_ACK_TIMEOUT:-23}"
     peer_pid="${host_pids[${#host_pids[@]}-1]}"
 }
 

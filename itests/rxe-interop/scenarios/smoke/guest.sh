@@ -10,8 +10,8 @@ iters=200
 for test in write read send; do
     rm -f /tmp/srv.buf /tmp/cli.buf
     truncate -s 1M /tmp/srv.buf /tmp/cli.buf
-    # -u 20: 4 s ACK timeout, so emulation stalls cause no retransmissions (a lost packet still would).
-    common="-d $RXE_DEV -x 1 -F -u 20 -s $size -n $iters --mmap"
+    # -u 23: 34 s ACK timeout, so emulation stalls cause no retransmissions (a lost packet still would).
+    common="-d $RXE_DEV -x 1 -F -u 23 -s $size -n $iters --mmap"
     ib_${test}_bw $common=/tmp/srv.buf >/tmp/srv.out 2>&1 &
     srv=$!
     sleep 1

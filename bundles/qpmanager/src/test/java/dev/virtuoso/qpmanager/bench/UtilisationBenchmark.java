@@ -20,7 +20,13 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * each link limited to R, one MP_WRITE of B bytes; prints the aggregate goodput against N x R.
  * Every byte of each transfer is checked.
  *
- * <pre>UtilisationBenchmark [rate=200m] [delay=100us] [bytes=1073741824] [min=1] [max=10] [chunk=1048576]</pre>
+ * <pre>UtilisationBenchmark [rate=200m] [delay=100us] [bytes=1073741824] [min=1] [max=10] [chunk=1048576] [ackTimeout=17] [window=512]</pre>
+ *
+ * <p>The ACK timeout defaults to 2^17 x 4.096 us (0.54 s): the links lose nothing, so any
+ * retransmission would be spurious, caused by a starved soft RNIC thread on a loaded machine. The
+ * soft RNIC window (packets in flight per QP) defaults to 512 (2 MiB): on a loaded 2-core machine
+ * the soft RNIC thread may not run for tens of milliseconds, and a window shorter than that at the
+ * link rate leaves the link idle.
  */
 public final class UtilisationBenchmark {
     private UtilisationBenchmark() {
@@ -33,6 +39,8 @@ public final class UtilisationBenchmark {
         int min = 1;
         int max = 10;
         int chunk = 1 << 20;
+        int ackTimeout = 17;
+        int window = 512;
         for (String a : args) {
             String[] kv = a.split("=", 2);
             switch (kv[0]) {
@@ -42,6 +50,8 @@ public final class UtilisationBenchmark {
                 case "min" -> min = Integer.parseInt(kv[1]);
                 case "max" -> max = Integer.parseInt(kv[1]);
                 case "chunk" -> chunk = Integer.parseInt(kv[1]);
+                case "ackTimeout" -> ackTimeout = Integer.parseInt(kv[1]);
+                case "window" -> window = Integer.parseInt(kv[1]);
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
         }
@@ -56,9 +66,12 @@ public final class UtilisationBenchmark {
         for (int i = 0; i + 8 <= bytes; i += 8) {
             src.putLong(i, i * 0x9E3779B97F4A7C15L);
         }
-        ConnectOptions o = ConnectOptions.builder().chunkSize(chunk).handshakeTimeout(Duration.ofSeconds(10)).build();
-        System.out.printf(Locale.ROOT, "# links '%s' (R = %.1f MB/s), MP_WRITE of %d bytes, chunk %d bytes, %s%n", spec,
-                pathBytesPerSecond / 1e6, bytes, chunk, System.getProperty("java.vm.name"));
+        ConnectOptions o = ConnectOptions.builder().chunkSize(chunk).ackTimeout(ackTimeout)
+                .handshakeTimeout(Duration.ofSeconds(10)).build();
+        System.out.printf(Locale.ROOT,
+                "# links '%s' (R = %.1f MB/s), MP_WRITE of %d bytes, chunk %d bytes, ackTimeout %d, window %d%n",
+                spec, pathBytesPerSecond / 1e6, bytes, chunk, ackTimeout, window);
+        int rnicWindow = window;
         System.out.printf(Locale.ROOT, "%5s %12s %12s %10s %9s %8s%n", "paths", "NxR MB/s", "goodput MB/s", "ratio",
                 "seconds", "retx");
         for (int n = min; n <= max; n++) {
@@ -66,7 +79,7 @@ public final class UtilisationBenchmark {
             for (int i = 0; i < n; i++) {
                 specs.add(spec);
             }
-            try (Transfer t = new Transfer(specs, o, CoreSettings.DEFAULTS, b -> b)) {
+            try (Transfer t = new Transfer(specs, o, CoreSettings.DEFAULTS, b -> b.windowPackets(rnicWindow))) {
                 MemoryRegion s = t.client.register(src, EnumSet.of(Access.LOCAL_WRITE));
                 MemoryRegion d = t.server.register(dst, EnumSet.of(Access.REMOTE_WRITE));
                 MpCompletion c = new MpCompletion();

@@ -57,6 +57,7 @@ class SoftRnicFuzzTest {
     private static final int START_PSN = 100;
     private static final long SEED = 0x5EEDL;
     private static final int RANDOM_PACKETS = 4000;
+    private static final int MAX_UNREAD = 48;
 
     private SoftVerbsProvider provider;
     private IbvContext ctx;
@@ -71,6 +72,7 @@ class SoftRnicFuzzTest {
     private final List<IbvQp> qps = new ArrayList<>();
     private long certainGarbage;
     private long sent;
+    private long rxBefore;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -139,18 +141,29 @@ class SoftRnicFuzzTest {
         if (p.certainGarbage()) {
             certainGarbage++;
         }
+        transmit(d);
+    }
+
+    /**
+     * Sends one datagram, keeping at most {@value #MAX_UNREAD} unread by the engine so that the
+     * socket buffer never overflows, however slow the machine: every datagram must reach the engine.
+     */
+    private void transmit(ByteBuffer d) throws Exception {
         while (fuzzer.send(d, victim) == 0) {
             Thread.sleep(1);
         }
-        if (++sent % 40 == 0) {
-            Thread.sleep(1); // stay below the receive socket buffer: every packet must reach the engine
+        sent++;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (ctx.counters().get(VerbsCounter.RX_PACKETS) - rxBefore < sent - MAX_UNREAD
+                && System.nanoTime() < deadline) {
+            Thread.sleep(1);
         }
     }
 
     @Test
     void corpusAndRandomPacketsAreSurvivedCountedAndNeverWrittenOutsideTheRegion() throws Exception {
         VerbsCounters dev = ctx.counters();
-        long rxBefore = dev.get(VerbsCounter.RX_PACKETS);
+        rxBefore = dev.get(VerbsCounter.RX_PACKETS);
         long dropsBefore = Drops.sum(dev);
 
         int scenarios = 0;
@@ -176,8 +189,7 @@ class SoftRnicFuzzTest {
                     junk[k] = (byte) r.nextInt();
                 }
                 certainGarbage++;
-                sent++;
-                fuzzer.send(ByteBuffer.wrap(junk), victim);
+                transmit(ByteBuffer.wrap(junk));
                 continue;
             }
             send(qp, FuzzPacket.random(r, MTU, REGION));

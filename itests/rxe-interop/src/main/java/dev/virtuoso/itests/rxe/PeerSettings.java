@@ -13,7 +13,7 @@ import java.util.List;
  * @param timeoutMillis limit for connecting, for every handshake and for each data phase
  * @param hostAddresses our vNICs: index 0 serves one-path cases, 1.. the paths of multi-path cases
  * @param guestAddresses the guest's addresses, one per path (its GID indexes 1, 2, ...)
- * @param ackTimeout our QPs' local ACK timeout exponent (4.096 us x 2^n; 20 = 4.3 s, long enough
+ * @param ackTimeout our QPs' local ACK timeout exponent (4.096 us x 2^n; 23 = 34 s, long enough
  *     that emulation stalls cause no retransmission, while a lost packet still shows as one)
  */
 public record PeerSettings(int size, int iterations, IbvMtu mtu, int timeoutMillis,

@@ -21,7 +21,7 @@ import java.util.Map;
  *
  * <pre>
  * PerftestPeer --plan FILE --host-ips A,B,C --guest-ips X,Y [--size 65536] [--iters 100]
- *              [--mtu 4096] [--timeout-ms 120000] [--udp-port 4791] [--ack-timeout 20]
+ *              [--mtu 4096] [--timeout-ms 120000] [--udp-port 4791] [--ack-timeout 23]
  * </pre>
  * Exit status 0 if every case passed on our side, 1 otherwise, 2 for bad arguments.
  */
@@ -37,7 +37,7 @@ public final class PerftestPeer {
         Map<String, String> a = parse(args);
         if (a == null || !a.containsKey("plan") || !a.containsKey("host-ips") || !a.containsKey("guest-ips")) {
             System.err.println("usage: PerftestPeer --plan FILE --host-ips A,B,C --guest-ips X,Y [--size N]"
-                    + " [--iters N] [--mtu 4096] [--timeout-ms N] [--udp-port 4791] [--ack-timeout 20]");
+                    + " [--iters N] [--mtu 4096] [--timeout-ms N] [--udp-port 4791] [--ack-timeout 23]");
             System.exit(2);
             return;
         }
@@ -46,7 +46,7 @@ public final class PerftestPeer {
                 Integer.parseInt(a.getOrDefault("iters", "100")),
                 IbvMtu.ofBytes(Integer.parseInt(a.getOrDefault("mtu", "4096"))),
                 Integer.parseInt(a.getOrDefault("timeout-ms", "120000")), literals(a.get("host-ips")),
-                literals(a.get("guest-ips")), Integer.parseInt(a.getOrDefault("ack-timeout", "20")));
+                literals(a.get("guest-ips")), Integer.parseInt(a.getOrDefault("ack-timeout", "23")));
         System.exit(run(plan, settings, Integer.parseInt(a.getOrDefault("udp-port", "4791")), System.out) ? 0 : 1);
     }
 

@@ -24,7 +24,10 @@ import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
 
 class HandshakeTest {
-    private static final Duration STEP = Duration.ofMillis(500);
+    /** Generous per-step limit for exchanges that must succeed (the machine may be loaded). */
+    private static final Duration STEP = Duration.ofSeconds(5);
+    /** Short limit for the exchanges that must time out. */
+    private static final Duration SHORT = Duration.ofMillis(300);
     private ServerSocketChannel listener;
     private InetSocketAddress address;
 
@@ -52,11 +55,15 @@ class HandshakeTest {
 
     /** Runs the server handshake on the next accepted connection in the background. */
     private CompletableFuture<Handshake.Result> serve(byte[] secret, RecordingSetup setup) {
+        return serve(secret, setup, STEP);
+    }
+
+    private CompletableFuture<Handshake.Result> serve(byte[] secret, RecordingSetup setup, Duration step) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 FrameChannel ch = FrameChannel.accepted(listener.accept());
                 try {
-                    return Handshake.server(ch, secret, STEP, setup);
+                    return Handshake.server(ch, secret, step, setup);
                 } catch (VirtuosoException e) {
                     ch.close();
                     throw new IllegalStateException(e);
@@ -223,7 +230,7 @@ class HandshakeTest {
 
     @Test
     void silentClientTimesOut() throws Exception {
-        CompletableFuture<Handshake.Result> s = serve(null, new RecordingSetup(1, serverVnics));
+        CompletableFuture<Handshake.Result> s = serve(null, new RecordingSetup(1, serverVnics), SHORT);
         try (SocketChannel ch = SocketChannel.open(address)) {
             long t0 = System.nanoTime();
             VirtuosoException e = serverFailure(s);
@@ -267,7 +274,7 @@ class HandshakeTest {
 
         s = rawServer(null);
         e = assertThrows(VirtuosoException.class,
-                () -> Handshake.client(address, null, List.of(), STEP, new RecordingSetup(2, clientVnics)));
+                () -> Handshake.client(address, null, List.of(), SHORT, new RecordingSetup(2, clientVnics)));
         assertEquals(Reason.TIMEOUT, e.reason());
         s.get(5, TimeUnit.SECONDS);
     }

@@ -1,0 +1,204 @@
+package dev.virtuoso.itests.osgi;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+
+import org.junit.Test;
+import org.osgi.framework.Bundle;
+
+import dev.virtuoso.api.Access;
+import dev.virtuoso.api.MemoryRegion;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.PathStats;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.spi.policy.LoadBalancerPolicy;
+
+/**
+ * Load-balancing policies swapped on a live connection while a 1 GiB MP_WRITE stream runs
+ * (16 MP_WRITEs of 64 MiB into one 64 MiB remote region, each checked byte for byte): switched by
+ * {@code setLoadBalancer}, taken away by stopping the policy's bundle (the connection moves to its
+ * fallback, {@code lb-roundrobin}), brought back by starting it, and replaced by
+ * {@code Bundle.update}. Every action happens while an MP_WRITE is in flight (asserted from the
+ * paths' completed-byte counters); no MP work request may fail.
+ */
+public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
+
+    @Test
+    public void swapsStopsRestartsAndUpdatesTheLoadBalancerMidStream() throws Exception {
+        try (SoftFabric fabric = new SoftFabric(this)) {
+            new InFramework(this, fabric).run();
+        }
+    }
+
+    /** The test body; a class of its own, so the host's JUnit never loads the API types it uses. */
+    private static final class InFramework {
+        private static final int PATHS = 3;
+        private static final int WRITE_BYTES = 64 << 20;
+        private static final int WRITES = 16;
+        private static final String ROUND_ROBIN = "lb-roundrobin";
+        private static final String ADAPTIVE = "lb-adaptive";
+        private static final String PROPORTIONAL = "lb-proportional";
+        private static final String PROPORTIONAL_BUNDLE = "dev.virtuoso.policy.lb.proportional";
+
+        private final VirtuosoOsgiTestSupport test;
+        private final SoftFabric fabric;
+        private MultipathConnection client;
+        private ByteBuffer clientBuf;
+        private ByteBuffer serverBuf;
+        private MemoryRegion clientMr;
+        private MemoryRegion serverMr;
+        private int written;
+
+        InFramework(VirtuosoOsgiTestSupport test, SoftFabric fabric) {
+            this.test = test;
+            this.fabric = fabric;
+        }
+
+        /** One mid-transfer action. */
+        private interface Action {
+            void run() throws Exception;
+        }
+
+        void run() throws Exception {
+            // 3 x 200 Mbit/s: a 64 MiB MP_WRITE takes about 0.9 s, so a bundle stop or update
+            // (tens of ms) lands well inside it; the 1 GiB stream takes about 15 s
+            fabric.configureFabric("rate=200m", PATHS);
+            // 256 KiB chunks: each 64 MiB MP_WRITE is 256 chunk boundaries for a swap to land on
+            MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(ROUND_ROBIN)
+                    .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
+            client = cs[0];
+            MultipathConnection server = cs[1];
+            EnumSet<Access> all = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+            clientBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
+            serverBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
+            clientMr = client.register(clientBuf, all);
+            serverMr = server.register(serverBuf, all);
+            assertEquals(ROUND_ROBIN, client.loadBalancer());
+            Bundle proportional = test.bundle(PROPORTIONAL_BUNDLE);
+
+            // (a) swaps between policy services mid-transfer
+            write(null);
+            write(() -> swap(ADAPTIVE));
+            write(() -> swap(PROPORTIONAL));
+            write(null);
+            assertEquals(PROPORTIONAL, client.loadBalancer());
+
+            // (b) the policy in use goes away with its bundle: the fallback takes over
+            write(proportional::stop);
+            assertEquals("moved to the fallback when " + PROPORTIONAL_BUNDLE + " stopped", ROUND_ROBIN,
+                    client.loadBalancer());
+            write(null);
+            proportional.start();
+            awaitPolicy(PROPORTIONAL, PROPORTIONAL_BUNDLE);
+            write(() -> swap(PROPORTIONAL));
+            assertEquals(PROPORTIONAL, client.loadBalancer());
+
+            // (c) the policy in use is updated (stopped, re-read, started) mid-transfer
+            write(proportional::update);
+            assertEquals("moved to the fallback while " + PROPORTIONAL_BUNDLE + " was updated", ROUND_ROBIN,
+                    client.loadBalancer());
+            assertEquals(Bundle.ACTIVE, proportional.getState());
+            awaitPolicy(PROPORTIONAL, PROPORTIONAL_BUNDLE);
+            write(() -> swap(PROPORTIONAL));
+
+            String[] rotation = {ADAPTIVE, ROUND_ROBIN, PROPORTIONAL};
+            for (int i = 0; written < WRITES; i++) {
+                String next = rotation[i % rotation.length];
+                write(() -> swap(next));
+                assertEquals(next, client.loadBalancer());
+            }
+
+            long chunks = 0;
+            int pathsUsed = 0;
+            for (PathStats path : client.pathStats()) {
+                assertEquals("no chunk failed: " + path, 0, path.chunksFailed());
+                chunks += path.chunksCompleted();
+                pathsUsed += path.chunksCompleted() > 0 ? 1 : 0;
+            }
+            assertEquals("every path carried chunks: " + client.pathStats(), PATHS, pathsUsed);
+            assertTrue("at least 256 chunks per 64 MiB: " + chunks, chunks >= (long) WRITES * 256);
+        }
+
+        /**
+         * One 64 MiB MP_WRITE of a fresh pattern; {@code action} runs once part, but not all, of it
+         * has been placed. Checks the completion and every byte.
+         */
+        private void write(Action action) throws Exception {
+            long seed = ++written;
+            SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
+            long before = completedBytes();
+            client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
+            if (action != null) {
+                awaitProgress(before);
+                action.run();
+                long done = completedBytes() - before;
+                assertTrue("the action ran mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
+                        done < WRITE_BYTES);
+            }
+            MpCompletion c = SoftFabric.await(client);
+            assertEquals(c.toString(), seed, c.wrId());
+            assertEquals("MP_WRITE " + seed + " with " + client.loadBalancer() + ": " + c, MpStatus.SUCCESS,
+                    c.status());
+            assertEquals(MpOpcode.WRITE, c.opcode());
+            assertEquals(WRITE_BYTES, c.byteLength());
+            SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
+        }
+
+        private long completedBytes() {
+            long sum = 0;
+            for (PathStats path : client.pathStats()) {
+                sum += path.bytesCompleted();
+            }
+            return sum;
+        }
+
+        /** Waits, bounded, until the MP_WRITE just posted has completed some chunks. */
+        private void awaitProgress(long before) throws InterruptedException {
+            long deadline = System.nanoTime() + SoftFabric.COMPLETION_TIMEOUT_SECONDS * 1_000_000_000L;
+            while (completedBytes() == before) {
+                if (System.nanoTime() > deadline) {
+                    fail("no chunk completed within " + SoftFabric.COMPLETION_TIMEOUT_SECONDS + " s: "
+                            + client.pathStats());
+                }
+                Thread.sleep(1);
+            }
+        }
+
+        /**
+         * Switches the load balancer. The connector binds policy services in its own service
+         * listener, which may run after the test's tracker saw a re-registered policy, so an
+         * UNKNOWN_POLICY refusal is retried for at most {@link VirtuosoOsgiTestSupport#SERVICE_TIMEOUT}.
+         */
+        private void swap(String name) throws VirtuosoException, InterruptedException {
+            long deadline = System.nanoTime() + VirtuosoOsgiTestSupport.SERVICE_TIMEOUT.toNanos();
+            while (true) {
+                try {
+                    client.setLoadBalancer(name);
+                    break;
+                } catch (VirtuosoException e) {
+                    if (e.reason() != VirtuosoException.Reason.UNKNOWN_POLICY || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(5);
+                }
+            }
+            assertEquals(name, client.loadBalancer());
+        }
+
+        /** Waits, bounded, until the policy's bundle has registered it again. */
+        private void awaitPolicy(String name, String bundle) throws InterruptedException {
+            try (TrackedService<LoadBalancerPolicy> policy = test.awaitService(LoadBalancerPolicy.class,
+                    "(" + LoadBalancerPolicy.NAME_PROPERTY + "=" + name + ")", bundle,
+                    VirtuosoOsgiTestSupport.SERVICE_TIMEOUT)) {
+                assertEquals(name, policy.service().name());
+            }
+        }
+    }
+}

@@ -98,7 +98,7 @@ cleanup() {
 run_virtuoso() {
   local n=$1 size=$2 iters=$(( $2 / (4 << 20) )) va vb out
   va=$(first "$VNICS_A" "$n"); vb=$(first "$VNICS_B" "$n")
-  in_b java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" --vnics "$vb" --wait 120 \
+  ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" --vnics "$vb" --wait 120 \
       >"$LOG_DIR/virtuoso-server-$n.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $BENCH_PORT
@@ -122,10 +122,11 @@ run_iperf() {
   in_a ip mptcp endpoint flush
   if [[ $kind == mptcp ]]; then
     wrap=(mptcpize run)
-    # the first vNIC carries the initial subflow (the default source address); one subflow per other vNIC
-    for ((i = 2; i <= n; i++)); do in_a ip mptcp endpoint add "10.71.0.$i" dev a0 subflow; done
+    # the first vNIC carries the initial subflow (the default source address); one subflow per other
+    # vNIC, at most 8 (the kernel's limit on endpoints and on extra subflows): MPTCP gets 9 paths at most
+    for ((i = 2; i <= n && i <= 9; i++)); do in_a ip mptcp endpoint add "10.71.0.$i" dev a0 subflow; done
   fi
-  in_b "${wrap[@]}" iperf3 -s -1 -p $IPERF_PORT >"$LOG_DIR/$kind-server-$n.log" 2>&1 &
+  ip netns exec vt-b "${wrap[@]}" iperf3 -s -1 -p $IPERF_PORT >"$LOG_DIR/$kind-server-$n.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $IPERF_PORT
   local t=$LOG_DIR/$kind-client-$n.json
@@ -250,15 +251,20 @@ fig6() {
 ELEPHANT_PIDS=()
 start_elephant() {
   local n=$1 va=$2 vb=$3
-  in_b java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" --vnics "$vb" --wait 120 \
+  # ip netns exec execs java, so $! is java itself and stop_elephant can end it
+  ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" --vnics "$vb" --wait 120 \
       >"$LOG_DIR/elephant-server-$n.log" 2>&1 &
   ELEPHANT_PIDS=($!)
   wait_listen $BENCH_PORT
   # long enough to outlast every mouse; stopped by stop_elephant
-  in_a java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" -s 4M -n 1000000 --vnics "$va" "$SERVER" \
+  ip netns exec vt-a java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" -s 4M -n 1000000 --vnics "$va" "$SERVER" \
       >"$LOG_DIR/elephant-client-$n.log" 2>&1 &
   ELEPHANT_PIDS+=($!)
   sleep 5
+  local p
+  for p in "${ELEPHANT_PIDS[@]}"; do
+    kill -0 "$p" 2>/dev/null || die "the elephant over $n paths did not start (see $LOG_DIR/elephant-*-$n.log)"
+  done
 }
 stop_elephant() {
   local p
@@ -272,7 +278,7 @@ MOUSE_PORT=18600
 MOUSE_UDP=4800
 run_mouse() {
   local i=$1 t=$LOG_DIR/mouse-$1.json
-  in_b java -Djava.awt.headless=true -jar "$JAR" bench -q 1 --vnics 10.72.0.1 -p $MOUSE_PORT --udp-port $MOUSE_UDP \
+  ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench -q 1 --vnics 10.72.0.1 -p $MOUSE_PORT --udp-port $MOUSE_UDP \
       --wait 120 >"$LOG_DIR/mouse-server-$i.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $MOUSE_PORT
@@ -317,7 +323,8 @@ table2() {
   local out="$ROOT/results/table2"
   mkdir -p "$out"
   echo "start $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc)" >"$out/machine.txt"
-  (cd "$ROOT" && mvn -B -q -o -f policies/bench/pom.xml compile exec:java -Dexec.args="table2 $seconds") | tee "$out/table2.txt"
+  (cd "$ROOT" && mvn -B -q -o -f policies/bench/pom.xml compile exec:java -Dexec.args="table2 $seconds") \
+    | sed 's/\x1b\[[0-9;]*m//g' | tee "$out/table2.txt"
   echo "end $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
   {
     echo "paths,sum_safe_chunk_bytes,safe_chunk_bytes_per_path,largest_completed_chunk_bytes,avg_completed_chunk_bytes,goodput_mbit_s"

@@ -525,9 +525,14 @@ final class ConnectionEngine implements Runnable {
             }
         }
         conn.state(end, reason);
-        finished.countDown();
-        if (observer != null) {
-            observer.closed(conn);
+        try {
+            // deregister before waking join(): Connector.close() must not return while a closed
+            // connection is still listed
+            if (observer != null) {
+                observer.closed(conn);
+            }
+        } finally {
+            finished.countDown();
         }
     }
 

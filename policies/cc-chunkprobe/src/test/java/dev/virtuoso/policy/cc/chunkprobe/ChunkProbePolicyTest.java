@@ -11,6 +11,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.virtuoso.policy.testkit.FakePaths;
 import dev.virtuoso.policy.cc.chunkprobe.api.ChunkSizeStats;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.CongestionAvoidanceSession;

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.virtuoso.policy.testkit.FakePaths;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.policy.LoadBalancerSession;

@@ -2,6 +2,7 @@ package dev.virtuoso.policy.lb.adaptive;
 
 import java.util.ArrayDeque;
 
+import dev.virtuoso.policy.testkit.FakePaths;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.policy.LoadBalancerSession;

@@ -12,6 +12,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.virtuoso.policy.testkit.FakePaths;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.policy.LoadBalancerSession;
 import dev.virtuoso.spi.policy.PolicyContext;

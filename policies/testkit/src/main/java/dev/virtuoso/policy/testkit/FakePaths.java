@@ -1,25 +1,25 @@
-package dev.virtuoso.policy.lb.roundrobin;
+package dev.virtuoso.policy.testkit;
 
 import java.util.Arrays;
 
 import dev.virtuoso.spi.policy.PathStateView;
 
 /** A settable {@link PathStateView} for unit tests of the policy logic. */
-final class FakePaths implements PathStateView {
-    boolean[] usable = new boolean[0];
-    long[] inFlightBytes = new long[0];
-    int[] inFlightChunks = new int[0];
-    double[] probed = new double[0];
-    double[] estimated = new double[0];
-    long[] completed = new long[0];
-    int[] errors = new int[0];
-    long now;
+public final class FakePaths implements PathStateView {
+    public boolean[] usable = new boolean[0];
+    public long[] inFlightBytes = new long[0];
+    public int[] inFlightChunks = new int[0];
+    public double[] probed = new double[0];
+    public double[] estimated = new double[0];
+    public long[] completed = new long[0];
+    public int[] errors = new int[0];
+    public long now;
 
-    FakePaths(int paths) {
+    public FakePaths(int paths) {
         resize(paths);
     }
 
-    void resize(int paths) {
+    public void resize(int paths) {
         int old = usable.length;
         usable = Arrays.copyOf(usable, paths);
         Arrays.fill(usable, old, paths, true);
@@ -31,12 +31,12 @@ final class FakePaths implements PathStateView {
         errors = Arrays.copyOf(errors, paths);
     }
 
-    void post(int path, long bytes) {
+    public void post(int path, long bytes) {
         inFlightBytes[path] += bytes;
         inFlightChunks[path]++;
     }
 
-    void complete(int path, long bytes, boolean ok) {
+    public void complete(int path, long bytes, boolean ok) {
         inFlightBytes[path] -= bytes;
         inFlightChunks[path]--;
         if (ok) {

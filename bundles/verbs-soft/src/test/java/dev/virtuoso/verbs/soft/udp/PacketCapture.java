@@ -40,13 +40,18 @@ final class PacketCapture implements AutoCloseable {
     }
 
     /**
-     * Starts capturing and returns once dumpcap reports it is capturing.
+     * Starts capturing and returns once the capture provably records packets: dumpcap's "Capturing
+     * on" line alone comes before its filter sees traffic, so {@code marker} (which must send one
+     * datagram matching {@code filter}, to be excluded when decoding) is repeated until dumpcap's
+     * running "Packets: N" count moves.
      *
      * @param iface interface, e.g. {@code lo}
      * @param filter capture filter
      * @param file pcapng output
+     * @param marker sends one marker datagram that {@code filter} captures
      */
-    static PacketCapture start(String iface, String filter, Path file) throws IOException, InterruptedException {
+    static PacketCapture start(String iface, String filter, Path file, Runnable marker)
+            throws IOException, InterruptedException {
         Path dumpcap = onPath("dumpcap");
         if (dumpcap == null || onPath("tshark") == null) {
             abort("tshark/dumpcap not installed (apt-get install tshark): wire check skipped");
@@ -55,45 +60,59 @@ final class PacketCapture implements AutoCloseable {
                 .redirectErrorStream(true).start();
         PacketCapture capture = new PacketCapture(p, file);
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        CompletableFuture<Boolean> ready = CompletableFuture.supplyAsync(() -> {
-            try {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    synchronized (capture.log) {
-                        capture.log.append(line).append('\n');
-                    }
-                    if (line.startsWith("Capturing on")) {
-                        // keep draining so dumpcap never blocks on a full pipe
-                        CompletableFuture.runAsync(() -> drain(out));
-                        return true;
-                    }
-                }
-            } catch (IOException e) {
-                return false;
-            }
-            return false;
-        });
-        boolean started;
-        try {
-            started = ready.get(20, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            started = false;
-        }
-        if (!started) {
+        // reads dumpcap's output until it exits, so dumpcap never blocks on a full pipe
+        CompletableFuture.runAsync(() -> capture.follow(out));
+        if (!capture.await(() -> capture.capturing, 20_000, null)) {
             capture.close();
             abort("cannot capture on " + iface + " (needs root or CAP_NET_RAW): " + capture.log());
+        }
+        if (!capture.await(() -> capture.packets > 0, 10_000, marker)) {
+            capture.close();
+            abort("dumpcap on " + iface + " never recorded the marker datagrams: " + capture.log());
         }
         return capture;
     }
 
-    private static void drain(BufferedReader out) {
+    private volatile boolean capturing;
+    private volatile long packets;
+
+    private void follow(BufferedReader out) {
         try {
-            while (out.readLine() != null) {
-                // discard dumpcap's statistics
+            String line;
+            // dumpcap ends its running count with '\r', which readLine treats as a line end
+            while ((line = out.readLine()) != null) {
+                synchronized (log) {
+                    log.append(line).append('\n');
+                }
+                String s = line.trim();
+                if (s.startsWith("Capturing on")) {
+                    capturing = true;
+                } else if (s.startsWith("Packets:")) {
+                    try {
+                        packets = Long.parseLong(s.substring("Packets:".length()).trim());
+                    } catch (NumberFormatException e) {
+                        // not the running count
+                    }
+                }
             }
         } catch (IOException e) {
-            // the process ended
+            // dumpcap ended
         }
+    }
+
+    private boolean await(java.util.function.BooleanSupplier condition, long millis, Runnable each)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline || !process.isAlive()) {
+                return false;
+            }
+            if (each != null) {
+                each.run();
+            }
+            Thread.sleep(50);
+        }
+        return true;
     }
 
     String log() {

@@ -3,6 +3,11 @@ package dev.virtuoso.verbs.soft.udp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -92,6 +97,7 @@ class TsharkWireCheckTest {
         int qpA;
         int qpB;
         int portA;
+        int markerPort;
         int rkeyB;
         try (LoopbackPair env = new LoopbackPair(); Rig rig = new Rig(env, 1)) {
             portA = rig.a.udpPort();
@@ -105,8 +111,10 @@ class TsharkWireCheckTest {
             Mem memB = rig.mem(rig.pdB, 16384, access).fillRandom(2);
             rkeyB = memB.mr().rkey();
 
-            try (PacketCapture capture = PacketCapture.start("lo",
-                    "udp and (port " + portA + " or port " + portB + ")", pcap)) {
+            try (DatagramSocket markerSocket = new DatagramSocket(0, InetAddress.getLoopbackAddress());
+                    PacketCapture capture = PacketCapture.start("lo", "udp and (port " + portA + " or port "
+                            + portB + " or port " + (markerPort = markerSocket.getLocalPort()) + ")", pcap,
+                            () -> sendMarker(markerSocket))) {
                 run(rig, qp, memA, memB, IbvWrOpcode.RDMA_WRITE, 0, 3 * MTU, 0);
                 run(rig, qp, memA, memB, IbvWrOpcode.RDMA_WRITE, 4096, 100, 0);
                 run(rig, qp, memA, memB, IbvWrOpcode.RDMA_READ, 8192, 2 * MTU + MTU / 2, 0);
@@ -120,7 +128,8 @@ class TsharkWireCheckTest {
                 Thread.sleep(300); // let the last packets reach the capture file
             }
             List<String> decode = List.of("-d", "udp.port==" + portA + ",infiniband", "-d",
-                    "udp.port==" + portB + ",infiniband", "--disable-protocol", "rpcordma");
+                    "udp.port==" + portB + ",infiniband", "--disable-protocol", "rpcordma",
+                    "-Y", "!(udp.port == " + markerPort + ")");
             List<String[]> rows = PacketCapture.decode(pcap, decode, List.of("udp.srcport",
                     "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
                     "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.immdt",
@@ -241,5 +250,14 @@ class TsharkWireCheckTest {
 
     private static void receive(Rig rig, QpPair qp, Mem memB) throws Exception {
         qp.b().postRecv(Rig.recv(99, memB, 0, 4096));
+    }
+
+    /** One datagram to the marker socket itself, so the capture can prove it records traffic. */
+    private static void sendMarker(DatagramSocket socket) {
+        try {
+            socket.send(new DatagramPacket(new byte[] {'m'}, 1, socket.getLocalSocketAddress()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -27,6 +27,7 @@ import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.MultipathConnector;
 import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.spi.verbs.RdmaDevice;
 import dev.virtuoso.spi.verbs.VerbsProvider;
 
@@ -150,8 +151,7 @@ final class SoftFabric implements AutoCloseable {
     MultipathConnection[] connect(ConnectOptions.Builder client) throws Exception {
         connector = test.awaitService(MultipathConnector.class, null, "dev.virtuoso.qpmanager", 
                 VirtuosoOsgiTestSupport.SERVICE_TIMEOUT);
-        listener = connector.service().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                softOptions().device("b").localAddresses(bAddresses).build());
+        listener = listenOnB();
         MultipathConnection c = connector.service().connect(listener.localAddress(),
                 client.device("a").localAddresses(aAddresses).remoteAddresses(bAddresses).build());
         connections.add(c);
@@ -162,6 +162,26 @@ final class SoftFabric implements AutoCloseable {
         assertEquals(ConnectionState.ESTABLISHED, s.state());
         assertEquals("one path per vNIC pair", aAddresses.size(), c.pathStats().size());
         return new MultipathConnection[] {c, s};
+    }
+
+    /**
+     * Listens on device b. The connector binds the re-registered soft provider in its own service
+     * listener, which may run after this test's tracker saw the service, so a PROVIDER_UNAVAILABLE
+     * refusal is retried for at most {@link VirtuosoOsgiTestSupport#SERVICE_TIMEOUT}.
+     */
+    private MultipathListener listenOnB() throws VirtuosoException, InterruptedException {
+        long deadline = System.nanoTime() + VirtuosoOsgiTestSupport.SERVICE_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return connector.service().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                        softOptions().device("b").localAddresses(bAddresses).build());
+            } catch (VirtuosoException e) {
+                if (e.reason() != VirtuosoException.Reason.PROVIDER_UNAVAILABLE || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(5);
+            }
+        }
     }
 
     /** Disconnects whatever the test opened and deletes the fabric configuration. */

@@ -17,9 +17,7 @@ final class ChunkTable {
     final long[] length;
     final long[] postedAt;
     private final int[] generation;
-    private final boolean[] used;
-    private final int[] free;
-    private int freeCount;
+    private final SlotStack slots;
 
     ChunkTable(int capacity) {
         message = new int[capacity];
@@ -28,40 +26,29 @@ final class ChunkTable {
         length = new long[capacity];
         postedAt = new long[capacity];
         generation = new int[capacity];
-        used = new boolean[capacity];
-        free = new int[capacity];
-        for (int i = 0; i < capacity; i++) {
-            free[i] = capacity - 1 - i;
-        }
-        freeCount = capacity;
+        slots = new SlotStack(capacity);
     }
 
     int capacity() {
-        return used.length;
+        return slots.capacity();
     }
 
     int inUse() {
-        return used.length - freeCount;
+        return slots.inUse();
     }
 
     /** @return a free slot, or -1 */
     int allocate() {
-        if (freeCount == 0) {
-            return -1;
-        }
-        int slot = free[--freeCount];
-        used[slot] = true;
-        return slot;
+        return slots.allocate();
     }
 
     void release(int slot) {
-        used[slot] = false;
         generation[slot] = (generation[slot] + 1) & GEN_MASK;
-        free[freeCount++] = slot;
+        slots.release(slot);
     }
 
     boolean inUse(int slot) {
-        return used[slot];
+        return slots.inUse(slot);
     }
 
     long wrId(int slot) {
@@ -71,11 +58,11 @@ final class ChunkTable {
     /** @return the slot a wr_id names if it is still live, else -1 */
     int slotOf(long wrId) {
         long slot = wrId & SLOT_MASK;
-        if (slot >= used.length) {
+        if (slot >= slots.capacity()) {
             return -1;
         }
         int s = (int) slot;
         int gen = (int) ((wrId >>> 32) & GEN_MASK);
-        return used[s] && generation[s] == gen ? s : -1;
+        return slots.inUse(s) && generation[s] == gen ? s : -1;
     }
 }

@@ -31,9 +31,7 @@ final class MessageTable {
     final long[] pathMask;
     final MpStatus[] status;
     final String[] detail;
-    private final boolean[] used;
-    private final int[] free;
-    private int freeCount;
+    private final SlotStack slots;
     private long nextMessageId;
 
     MessageTable(int capacity) {
@@ -58,33 +56,27 @@ final class MessageTable {
         pathMask = new long[capacity];
         status = new MpStatus[capacity];
         detail = new String[capacity];
-        used = new boolean[capacity];
-        free = new int[capacity];
-        for (int i = 0; i < capacity; i++) {
-            free[i] = capacity - 1 - i;
-        }
-        freeCount = capacity;
+        slots = new SlotStack(capacity);
     }
 
     int capacity() {
-        return used.length;
+        return slots.capacity();
     }
 
     int inUse() {
-        return used.length - freeCount;
+        return slots.inUse();
     }
 
     boolean inUse(int slot) {
-        return used[slot];
+        return slots.inUse(slot);
     }
 
     /** @return the slot holding a copy of {@code spec}, or -1 if full */
     int add(MessageSpec spec) {
-        if (freeCount == 0) {
+        int m = slots.allocate();
+        if (m < 0) {
             return -1;
         }
-        int m = free[--freeCount];
-        used[m] = true;
         wrId[m] = spec.wrId();
         tag[m] = spec.tag();
         messageId[m] = nextMessageId++;
@@ -110,9 +102,8 @@ final class MessageTable {
     }
 
     void release(int m) {
-        used[m] = false;
         detail[m] = null;
-        free[freeCount++] = m;
+        slots.release(m);
     }
 
     boolean failed(int m) {

@@ -21,7 +21,8 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
  * The device's engine: one thread that owns every QP of the device and runs a duty cycle (Aeron
  * style): control commands, receive a batch from every port, then for every QP pick up posted WRs,
  * run timers and transmit within the window. When a cycle does no work it spins briefly, then
- * parks in {@link Wire#await} until a datagram, a doorbell or the next timer.
+ * parks in {@link Wire#await} until a datagram, a doorbell or the next timer. A retransmit timer
+ * that has run out first drains the ports ({@link #drainPorts}) and is then checked again.
  *
  * <p>Nothing thrown by packet processing escapes: it is counted as malformed input.
  */
@@ -30,6 +31,8 @@ final class Engine implements Runnable, DatagramHandler {
     private static final long BLOCKED_PARK_NANOS = 20_000L;
     /** A port that refuses every send for this long has its packets treated as lost. */
     private static final long BLOCKED_LOSS_NANOS = 2_000_000L;
+    /** Receive batches per port that a timer's final check takes at most (a flood ends it). */
+    private static final int DRAIN_BATCHES = 16;
 
     final SoftRnic rnic;
     final PacketBuilder builder = new PacketBuilder();
@@ -117,6 +120,29 @@ final class Engine implements Runnable, DatagramHandler {
             }
             rnic.counters.inc(VerbsCounter.DROP_RX_OVERRUN);
             return 0;
+        }
+    }
+
+    /**
+     * Receives what every port holds now (up to {@link #DRAIN_BATCHES} batches each), for a
+     * retransmit timer about to expire: a timeout is declared only after every response that
+     * arrived before the deadline was processed. After a stall of this thread the responses that
+     * would have stopped the timer are usually already queued.
+     */
+    void drainPorts() {
+        now = System.nanoTime();
+        for (WirePort p : ports) {
+            for (int i = 0; i < DRAIN_BATCHES; i++) {
+                int got;
+                try {
+                    got = receive(p);
+                } catch (IOException e) {
+                    return; // the wire is closing: the duty cycle ends on its next receive
+                }
+                if (got < rxBatch) {
+                    break;
+                }
+            }
         }
     }
 

@@ -24,6 +24,18 @@ import dev.virtuoso.verbs.soft.packet.RocePacket;
  * {@code txOffset}); {@code highPsn} is one past the highest PSN ever sent. A rewind moves the
  * transmit cursor back to {@code unacked}; each WQE keeps the PSN of its first packet, so the
  * position of any PSN inside it is {@code (psn - firstPsn) * mtu}.
+ *
+ * <p>Retransmit timer: it runs while PSNs are unacknowledged and restarts (from a fresh clock
+ * reading) on progress and whenever a packet asking for an ACK leaves, because no ACK can be
+ * expected before the request for it was sent, however long this thread was stalled before. When
+ * it runs out the engine first drains its ports and the timer is checked again: a timeout is
+ * declared only if no response that arrived before the deadline made progress. A timeout then
+ * goes back to {@code unacked} but sends only that one packet, with AckReq (a probe), and waits:
+ * the responder answers a duplicate with an ACK of everything it has, so a timeout whose data had
+ * arrived costs one packet instead of the window. Progress that ends exactly at the probe (the
+ * responder lacked it, so everything after it too) ends probing and go-back-N continues from
+ * there; other progress may be a late answer to earlier packets while the rest is still in
+ * flight, so it only lets the next probe go, from the new {@code unacked}; a NAK ends probing.
  */
 final class Requester {
     private final SoftQp qp;
@@ -52,6 +64,12 @@ final class Requester {
     private int rnrLeft;
     private boolean progressSinceRetry;
     private boolean rewindPending;
+    /** After a timeout: send one packet (with AckReq) and wait for a response. */
+    private boolean probing;
+    private boolean probeSent;
+    private int probePsn;
+    /** Whether the packet just sent asked for an ACK. */
+    private boolean sentAckReq;
     private long timerDeadline;
     private long rnrUntil;
 
@@ -87,6 +105,8 @@ final class Requester {
         rnrLeft = rnrRetry;
         progressSinceRetry = true;
         rewindPending = false;
+        probing = false;
+        probeSent = false;
         timerDeadline = 0;
         rnrUntil = 0;
         readCount = 0;
@@ -105,9 +125,16 @@ final class Requester {
         int work = 0;
         if (timerDeadline != 0 && now - timerDeadline >= 0) {
             work++;
-            onTimeout(e);
+            long checkedAt = System.nanoTime();
+            e.drainPorts(); // responses queued before checkedAt may restart or stop the timer
             if (!qp.isRts()) {
                 return work;
+            }
+            if (timerDeadline != 0 && checkedAt - timerDeadline >= 0) {
+                onTimeout(e);
+                if (!qp.isRts()) {
+                    return work;
+                }
             }
         }
         if (rnrUntil != 0) {
@@ -123,7 +150,7 @@ final class Requester {
     private int transmit(Engine e, long now) {
         int sent = 0;
         int budget = e.txBurst;
-        while (sent < budget && tx != qp.sqPosted) {
+        while (sent < budget && tx != qp.sqPosted && !probeSent) {
             SendWqe w = sq.slot(tx);
             if (txOffset == 0) {
                 if (!w.started && !prepare(w)) {
@@ -141,6 +168,7 @@ final class Requester {
             if (Psn.diff(txPsn, unacked) >= window) {
                 break;
             }
+            int psn = txPsn;
             boolean ok;
             if (w.opcode == IbvWrOpcode.RDMA_READ) {
                 if (readCount >= maxReads) {
@@ -163,8 +191,13 @@ final class Requester {
             if (!qp.isRts()) {
                 return sent;
             }
-            if (timerDeadline == 0 && timeoutNanos > 0) {
-                timerDeadline = now + timeoutNanos;
+            if (probing) {
+                probeSent = true;
+                probePsn = psn;
+            }
+            if (timeoutNanos > 0 && (sentAckReq || timerDeadline == 0)) {
+                // read the clock after the send: this thread may have stalled since the cycle began
+                timerDeadline = System.nanoTime() + timeoutNanos;
             }
         }
         return sent;
@@ -205,7 +238,7 @@ final class Requester {
         boolean imm = w.opcode == IbvWrOpcode.SEND_WITH_IMM
                 || w.opcode == IbvWrOpcode.RDMA_WRITE_WITH_IMM;
         int op = send ? RcOpcode.send(first, last, imm) : RcOpcode.write(first, last, imm);
-        boolean ackReq = last || packetsSinceAckReq + 1 >= ackInterval;
+        boolean ackReq = last || probing || packetsSinceAckReq + 1 >= ackInterval;
         boolean solicited = last && (send || imm) && (w.flags & IbvSendFlags.SOLICITED) != 0;
         PacketBuilder b = e.builder.begin(op, solicited, qp.destQpn, ackReq, txPsn, payload);
         if (first && !send) {
@@ -222,6 +255,7 @@ final class Requester {
         if (!e.transmit(qp)) {
             return false;
         }
+        sentAckReq = ackReq;
         packetsSinceAckReq = ackReq ? 0 : packetsSinceAckReq + 1;
         advance(1);
         if (last) {
@@ -243,6 +277,7 @@ final class Requester {
         if (!e.transmit(qp)) {
             return false;
         }
+        sentAckReq = true;
         readLast[(readHead + readCount) % readLast.length] = Psn.add(txPsn, packets - 1);
         readCount++;
         packetsSinceAckReq = 0;
@@ -325,7 +360,7 @@ final class Requester {
         if (p.is(RcOpcode.ACK)) {
             onAck(e, p, now);
         } else {
-            onReadResponse(e, p, now);
+            onReadResponse(e, p);
         }
     }
 
@@ -338,7 +373,7 @@ final class Requester {
             return;
         }
         if (Aeth.isAck(s)) {
-            ackThrough(e, psn, now);
+            ackThrough(e, psn);
             return;
         }
         if (Aeth.isRnrNak(s)) {
@@ -351,7 +386,7 @@ final class Requester {
         }
         if (psn != unacked) {
             // a NAK at psn acknowledges everything before it
-            ackThrough(e, Psn.prev(psn), now);
+            ackThrough(e, Psn.prev(psn));
             if (!qp.isRts() || psn != unacked) {
                 return;
             }
@@ -398,7 +433,7 @@ final class Requester {
         }
     }
 
-    private void onReadResponse(Engine e, RocePacket p, long now) {
+    private void onReadResponse(Engine e, RocePacket p) {
         int psn = p.psn;
         if (!Psn.lt(psn, highPsn) || Psn.lt(psn, unacked)) {
             qp.counters.inc(VerbsCounter.DROP_UNEXPECTED_RESPONSE);
@@ -406,7 +441,7 @@ final class Requester {
         }
         if (psn != unacked) {
             // responses come in PSN order: this one implies every earlier request was executed
-            ackThrough(e, Psn.prev(psn), now);
+            ackThrough(e, Psn.prev(psn));
             if (!qp.isRts()) {
                 return;
             }
@@ -441,11 +476,11 @@ final class Requester {
         if (k == w.npsn - 1) {
             completeHead(IbvWcStatus.SUCCESS);
         }
-        onProgress(now);
+        onProgress();
     }
 
     /** Acknowledges every PSN up to and including {@code q}. */
-    private void ackThrough(Engine e, int q, long now) {
+    private void ackThrough(Engine e, int q) {
         if (Psn.lt(q, unacked)) {
             return;
         }
@@ -458,7 +493,7 @@ final class Requester {
             if (w.opcode == IbvWrOpcode.RDMA_READ) {
                 // acknowledged past a READ whose responses did not all arrive: they were lost
                 if (progress) {
-                    onProgress(now);
+                    onProgress();
                 }
                 retry(e);
                 return;
@@ -478,15 +513,26 @@ final class Requester {
             break;
         }
         if (progress) {
-            onProgress(now);
+            onProgress();
         }
     }
 
-    private void onProgress(long now) {
+    private void onProgress() {
         retriesLeft = retryCnt;
         rnrLeft = rnrRetry;
         progressSinceRetry = true;
         rewindPending = false;
+        if (probing) {
+            // An ACK that ends exactly at the probe, or the first response to a probing READ,
+            // says the responder lacked the probe, hence everything after it: go back N from
+            // here. Other progress may answer earlier packets while the rest is still in flight
+            // (the responder or this engine was slow): probe again from the new oldest PSN
+            // rather than resend the window.
+            if ((probeSent && unacked == Psn.next(probePsn)) || !Psn.lt(unacked, highPsn)) {
+                probing = false;
+            }
+            probeSent = false;
+        }
         while (readCount > 0 && Psn.lt(readLast[readHead], unacked)) {
             readHead = (readHead + 1) % readLast.length;
             readCount--;
@@ -494,7 +540,9 @@ final class Requester {
         if (Psn.gt(unacked, txPsn)) {
             seek(unacked); // the peer acknowledged packets we were about to send again
         }
-        timerDeadline = Psn.lt(unacked, txPsn) && timeoutNanos > 0 ? now + timeoutNanos : 0;
+        // a fresh clock reading: the cycle's may be older than a stall of this thread
+        timerDeadline = Psn.lt(unacked, txPsn) && timeoutNanos > 0
+                ? System.nanoTime() + timeoutNanos : 0;
     }
 
     /** NAK-sequence or implied NAK: go back to {@code unacked} at once. */
@@ -526,6 +574,7 @@ final class Requester {
         progressSinceRetry = false;
         rewind(unacked);
         rewindPending = true;
+        probing = true;
     }
 
     /** Go-back-N: the next packet sent is the one with PSN {@code psn} (== unacked). */
@@ -533,6 +582,8 @@ final class Requester {
         seek(psn);
         readCount = 0;
         readHead = 0;
+        probing = false;
+        probeSent = false;
     }
 
     private void seek(int psn) {
@@ -580,6 +631,8 @@ final class Requester {
         timerDeadline = 0;
         rnrUntil = 0;
         readCount = 0;
+        probing = false;
+        probeSent = false;
         return n;
     }
 
@@ -594,5 +647,7 @@ final class Requester {
         timerDeadline = 0;
         rnrUntil = 0;
         readCount = 0;
+        probing = false;
+        probeSent = false;
     }
 }

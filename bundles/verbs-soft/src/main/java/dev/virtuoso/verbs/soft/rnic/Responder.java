@@ -13,8 +13,9 @@ import dev.virtuoso.verbs.soft.packet.RocePacket;
 /**
  * The responder half of an RC QP (engine thread only): accepts requests strictly in PSN order,
  * places SEND data into receive WRs and WRITE data into registered regions after checking rkey,
- * bounds and access flags, streams READ responses, answers duplicates (re-ACK, READ replay from a
- * history of {@code max_dest_rd_atomic} READs) and sends exactly one NAK-sequence per gap.
+ * bounds and access flags, streams READ responses, answers duplicates (an ACK of the last accepted
+ * PSN, READ replay from a history of {@code max_dest_rd_atomic} READs) and sends exactly one
+ * NAK-sequence per gap.
  */
 final class Responder {
     private static final int IDLE = 0;
@@ -98,7 +99,9 @@ final class Responder {
             if (p.is(RcOpcode.READ)) {
                 replayRead(p);
             } else {
-                ack(p.psn);
+                // acknowledge everything accepted so far (as rxe does, C9-105), not just this PSN:
+                // a requester probing after a timeout learns at once how far we got
+                ack(Psn.prev(epsn));
             }
             return;
         }

@@ -45,7 +45,8 @@ import dev.virtuoso.verbs.soft.SoftVerbsProvider;
  * client ADDRESS UDP_PORT SERVER_ADDRESS CONTROL_PORT SECONDS SIZE[,SIZE...] OP[,OP...]
  * </pre>
  * Sizes take k/m suffixes (binary); ops are {@code write}, {@code read}. The client prints one
- * {@code RESULT op=.. size=.. gbps=..} line per measurement, or {@code FAILED} with the error
+ * {@code RESULT op=.. size=.. gbps=.. retransmitted=.. timeouts=..} line per measurement, or
+ * {@code FAILED} with the error
  * completion and stops (the QP is in ERR). {@code -Dbench.timeout=N} sets the QP timeout exponent.
  */
 public final class SoftThroughputBench {
@@ -225,6 +226,7 @@ public final class SoftThroughputBench {
             wcs[i] = new IbvWc();
         }
         long retransmitsBefore = end.ctx.counters().get(VerbsCounter.RETRANSMITTED_PACKETS);
+        long timeoutsBefore = end.ctx.counters().get(VerbsCounter.RETRANSMIT_TIMEOUTS);
         long start = System.nanoTime();
         long end0 = start + (long) (seconds * 1e9);
         long posted = 0;
@@ -256,10 +258,12 @@ public final class SoftThroughputBench {
         if (report) {
             double gbps = completed * (double) size * 8 / elapsed / 1e9;
             long retransmits = end.ctx.counters().get(VerbsCounter.RETRANSMITTED_PACKETS) - retransmitsBefore;
+            long timeouts = end.ctx.counters().get(VerbsCounter.RETRANSMIT_TIMEOUTS) - timeoutsBefore;
             System.out.printf(Locale.ROOT,
-                    "RESULT op=%s size=%d depth=%d messages=%d seconds=%.3f gbps=%.3f retransmitted=%d%n",
+                    "RESULT op=%s size=%d depth=%d messages=%d seconds=%.3f gbps=%.3f retransmitted=%d"
+                            + " timeouts=%d%n",
                     opcode == IbvWrOpcode.RDMA_WRITE ? "write" : "read", size, depth, completed, elapsed,
-                    gbps, retransmits);
+                    gbps, retransmits, timeouts);
         }
     }
 }

@@ -38,7 +38,9 @@ class FabricLinkTest {
                 assertTrue(FabricTestSupport.receive(f.wireB, f.b, 0, 0).isEmpty());
                 assertEquals(List.of(i), FabricTestSupport.receive(f.wireB, f.b, 1, 1000));
                 double ms = (System.nanoTime() - start) / 1e6;
-                assertTrue(ms >= 20 && ms < 35, "one-way delay " + ms + " ms, expected 20");
+                // the lower bound is the property; the upper one only catches a packet held far
+                // too long (on a loaded 2-core machine the scheduler thread runs tens of ms late)
+                assertTrue(ms >= 20 && ms < 250, "one-way delay " + ms + " ms, expected 20");
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.virtuoso.verbs.conformance;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +34,16 @@ public abstract class ConformanceBase {
         if (env != null) {
             env.close();
         }
+    }
+
+    /**
+     * Skips the calling test, naming the feature and the reason, unless the environment supports it.
+     *
+     * @param feature what the test needs
+     */
+    protected void assumeSupported(Feature feature) {
+        assumeTrue(env.supports(feature),
+                () -> env.name() + " does not support " + feature + ": " + env.unsupportedReason(feature));
     }
 
     @BeforeEach

@@ -10,7 +10,8 @@ import dev.virtuoso.spi.verbs.IbvMtu;
  *
  * <p>Each test opens fresh contexts with {@link #openA()} and {@link #openB()} and closes them at
  * its end. The fault controls act on the network between them; an environment that cannot emulate
- * one returns false and the tests that need it are skipped.
+ * one returns false and the tests that need it are skipped. Optional verbs behaviour is declared
+ * through {@link #supports(Feature)}.
  */
 public interface ConformanceEnvironment extends AutoCloseable {
 
@@ -28,6 +29,38 @@ public interface ConformanceEnvironment extends AutoCloseable {
      * @throws Exception if the device cannot be opened
      */
     IbvContext openB() throws Exception;
+
+    /**
+     * Whether the provider offers an optional behaviour; the tests that need one it lacks are skipped
+     * with a message naming it. The default, true, fits a provider with the full verbs semantics (the
+     * soft RNIC); an environment returning false should say why in its documentation.
+     *
+     * @param feature the behaviour a test needs
+     * @return true if the provider offers it
+     */
+    default boolean supports(Feature feature) {
+        return true;
+    }
+
+    /**
+     * @param feature a feature {@link #supports} denies
+     * @return why the provider lacks it, for the skip message
+     */
+    default String unsupportedReason(Feature feature) {
+        return "not offered by " + name();
+    }
+
+    /**
+     * The local ACK timeout QPs between A and B really use, for tests that check retry timing.
+     * Providers that apply the RTS attribute use what was asked (the default); over the RDMA CM the
+     * connection manager chooses it, and the environment returns its value.
+     *
+     * @param requested the {@code timeout} exponent (4.096 us x 2^n) the suite sets at RTS
+     * @return the exponent in effect
+     */
+    default int ackTimeoutInEffect(int requested) {
+        return requested;
+    }
 
     /** @return the path MTU QPs between A and B use */
     default IbvMtu mtu() {

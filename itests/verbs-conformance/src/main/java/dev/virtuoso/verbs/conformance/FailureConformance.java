@@ -38,10 +38,11 @@ public abstract class FailureConformance extends ConformanceBase {
         assertEquals(IbvWcStatus.WR_FLUSH_ERR, wcs.get(1).status());
         assertEquals(3, wcs.get(1).wrId());
         assertEquals(IbvQpState.ERR, p.a().state());
-        double nominalMs = (retryCnt + 1) * 4.096e-3 * (1L << timeout);
+        int timeoutInEffect = env.ackTimeoutInEffect(timeout);
+        double nominalMs = (retryCnt + 1) * 4.096e-3 * (1L << timeoutInEffect);
         assertTrue(elapsedMs >= 0.7 * nominalMs && elapsedMs <= env.timeoutSlack() * nominalMs + 250,
                 "RETRY_EXC_ERR after " + elapsedMs + " ms, expected about (" + retryCnt
-                        + "+1) x timeout = " + nominalMs + " ms");
+                        + "+1) x timeout " + timeoutInEffect + " = " + nominalMs + " ms");
         long timeouts = p.a().counters().get(VerbsCounter.RETRANSMIT_TIMEOUTS);
         if (timeouts >= 0) {
             assertEquals(retryCnt + 1, timeouts - timeoutsBefore, "timer expiries after the vanish");

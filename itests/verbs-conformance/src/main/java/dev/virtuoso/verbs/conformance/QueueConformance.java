@@ -30,6 +30,7 @@ public abstract class QueueConformance extends ConformanceBase {
 
     @Test
     void srqIsConsumedFifoByEveryAttachedQp() throws Exception {
+        assumeSupported(Feature.SRQ);
         IbvSrq srq = rig.own(rig.pdB.createSrq(64, 1));
         QpPair p1 = rig.connect(new QpSettings(), srq);
         QpPair p2 = rig.connect(new QpSettings(), srq);

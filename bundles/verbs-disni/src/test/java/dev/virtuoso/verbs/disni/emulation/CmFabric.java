@@ -29,6 +29,12 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * listens, DREQ on disconnect or destroy (own QP to ERR, DISCONNECTED events on both sides).
  */
 public final class CmFabric {
+    /**
+     * The local ACK timeout (4.096 us x 2^14 = 67 ms) the emulated CM gives every connected QP: as
+     * with the kernel's RDMA CM, the QP's owner does not choose it.
+     */
+    public static final int ACK_TIMEOUT = 14;
+
     private record Binding(InetAddress address, int port, EmuCmId id) {
     }
 
@@ -228,7 +234,7 @@ public final class CmFabric {
                 .rqPsn(rqPsn).maxDestRdAtomic(16).minRnrTimer(12);
         rtr.ahAttr().dgid(dgid).sgidIndex(sgidIndex).udpPort(udpPort);
         qp.modifyQp(rtr, IbvQpAttr.MASK_RTR);
-        IbvQpAttr rts = new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(sqPsn).timeout(14).retryCnt(retry)
+        IbvQpAttr rts = new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(sqPsn).timeout(ACK_TIMEOUT).retryCnt(retry)
                 .rnrRetry(rnrRetry).maxRdAtomic(16);
         qp.modifyQp(rts, IbvQpAttr.MASK_RTS);
     }

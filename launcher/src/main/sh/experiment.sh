@@ -1,19 +1,7 @@
 #!/usr/bin/env bash
 # The paper's evaluation on the namespace testbed (testbed.sh), over the soft RNIC's UDP wire, against
 # Linux MPTCP (mptcpize + iperf3) and single-path TCP (iperf3). Needs root. Writes CSV and PNG into
-# results/<experiment>/ at the repository root.
-#
-# usage: experiment.sh fig5 [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"]
-#        experiment.sh fig6 [--sizes "16M 64M 256M 1G"] [--rate RATE] [--paths N]
-#        experiment.sh fig7 [--count K] [--rate RATE] [--paths N]
-#        experiment.sh table2 [SECONDS]   (in-process fabric: the only place with loss)
-#   Fig. 5: FCT of one flow of --size bytes (default 64M) against the number of paths, each path a
-#   core link of --rate (default 100mbit); Virtuoso (bench client in host A, server in host B, one
-#   vNIC per path), MPTCP over the same paths (one subflow endpoint per vNIC; the kernel caps a
-#   connection at 8 extra subflows) and single-path TCP. Also the client's CPU time per transfer
-#   (Fig. 8), measured as user+system time of the whole client process.
-#   Fig. 6: FCT against flow size (--sizes) over --paths N core links, the same three systems.
-#   Fig. 7: CDF of 256 KiB mice FCT (path 0) with a Virtuoso elephant on path 0 alone or split over N.
+# results/<experiment>/ at the repository root. `experiment.sh --help` lists the experiments.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)"
@@ -26,25 +14,39 @@ BENCH_PORT=18515
 PY=/usr/bin/python3
 [[ -x $PY ]] || PY=python3
 IPERF_PORT=5201
+# the Virtuoso flows of fig5/fig6 are MP_WRITEs of 4 MiB messages, 16 outstanding
+MSG=4M
 
 die() { echo "experiment: $*" >&2; exit 1; }
 usage() {
   cat >&2 <<'EOF'
-usage: experiment.sh fig5 [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"]
-       experiment.sh fig6 [--sizes "16M 64M 256M 1G"] [--rate RATE] [--paths N]
-       experiment.sh fig7 [--count K] [--rate RATE] [--paths N]
-       experiment.sh table2 [SECONDS]
-  fig5: FCT against number of paths (Fig. 5) and client CPU time per transfer (Fig. 8):
-  Virtuoso (soft RNIC, UDP wire) vs Linux MPTCP vs single-path TCP on the namespace testbed.
-  --size   flow size in bytes, K/M/G suffixes, a multiple of 4M (default 64M)
-  --rate   rate of every core link (default 100mbit)
-  --paths  the path counts to measure (default "1 2 4 6 8 10", each 1..16)
-  fig6: FCT against flow size over N paths (default 4): the same three systems.
-  fig7: K (default 10) 256 KiB mice over path 0, one after another, under a Virtuoso elephant on
-        path 0 only (single) and split over N paths (split, default 4): CDF of the mice FCT.
-  table2: chunk sizes on lossy paths: the in-process fabric (the testbed has no loss), via the
-        policies bench (mvn ... exec:java -Dexec.args="table2 SECONDS"; default 5 s per run)
-Results: results/figN/figN.csv and PNGs (fig5 also fig8.png), results/table2/table2.csv
+usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"]
+       experiment.sh fig6   [--sizes "16M 64M 256M 1G"] [--rate RATE] [--paths N]
+       experiment.sh fig7   [--count K] [--interval SECS] [--elephant-rate RATE] [--rate RATE] [--paths N]
+                            [--burst BYTES]
+       experiment.sh table2 [--paths "1 2 4 6 8 10"] [--msgs M] [--queue BYTES] [--burst BYTES]
+                            [--window PACKETS] [--retry N] [--rate RATE]
+       experiment.sh fig8   [--size BYTES] [--msg-sizes "256K 1M 4M"] [--rate RATE] [--paths "1 2 4 6 8 10"]
+       experiment.sh all    [--size BYTES]    (fig5, fig6, fig7, table2, fig8 in sequence, their defaults)
+ fig5: FCT of one flow of --size bytes (default 128M) against the number of paths, each path a core
+       link of --rate (default 100mbit): Virtuoso (bench client in host A, server in host B, one vNIC
+       per path, MP_WRITE of 4 MiB messages), Linux MPTCP over the same paths (one subflow endpoint
+       per vNIC, at most 8 extra subflows) and single-path TCP; with each side's CPU time per
+       transfer (fig5-cpu.png).
+ fig6: FCT against flow size (--sizes, multiples of 4M) over --paths N (default 4), the same systems.
+ fig7: K (default 20) 256 KiB mice, one every --interval s (default 2), over path 0 while a Virtuoso
+       elephant paced to --elephant-rate (default 75% of one core link) runs on path 0 only
+       ("single": no splitting) or split over N paths (default 4): CDF of the mice's FCT. The core
+       links' tbf bucket is --burst (default 16kb) so that a mouse cannot pass as a burst.
+ table2: chunk sizes cc-chunkprobe finds on lossy paths: the core links get a shallow tbf queue
+       (--queue, default 64kb; bucket --burst, default 32kb), the soft RNIC a requester window
+       larger than that (--window, default 512 packets) and QPs a small retry count (--retry,
+       default 1), so a WR's burst overflows the queue and retries end in RETRY_EXC_ERR; M (default
+       8) MP_WRITEs of 8 MiB per path. Max (sum over paths) and average chunk size per path count.
+ fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
+       each message size of --msg-sizes: Virtuoso's client and server, transfer only.
+ all:  every experiment above; --size applies to fig5 and fig8.
+Results: results/<experiment>/<experiment>.csv, PNGs, machine.txt (time, load), logs/.
 EOF
   exit 2
 }
@@ -66,9 +68,22 @@ bits_of_rate() {
 tb() { bash "$TESTBED" "$@"; }
 in_a() { ip netns exec vt-a "$@"; }
 in_b() { ip netns exec vt-b "$@"; }
+# the bench in host B or A; arrays, not functions, so that `"${BENCH_B[@]}" ... &` gives $! = the
+# process that becomes java (ip netns exec execs it) and kill ends the JVM, not a subshell
+BENCH_B=(ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench)
+BENCH_A=(ip netns exec vt-a java -Djava.awt.headless=true -jar "$JAR" bench)
 
 # first N of a comma-separated list
 first() { echo "$1" | cut -d, -f"1-$2"; }
+
+# json FILE EXPR: a value from a JSON file (EXPR in Python over the parsed document `d`)
+json() {
+  $PY - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"d": d}))
+EOF
+}
 
 wait_listen() {
   local port=$1 i
@@ -94,29 +109,35 @@ cleanup() {
   tb down >/dev/null 2>&1 || true
 }
 
-# one Virtuoso transfer over the first n vNICs; prints "fct_seconds cpu_seconds"
+# one Virtuoso transfer of SIZE bytes in messages of MSG over the first n vNICs, extra bench options
+# after them; prints "fct_s client_cpu_s client_engine_cpu_s server_cpu_s server_engine_cpu_s
+# client_whole_process_cpu_s" (engine: the virtuoso-* threads, without JIT, GC and framework threads)
 run_virtuoso() {
-  local n=$1 size=$2 iters=$(( $2 / (4 << 20) )) va vb out
+  local n=$1 size=$2 msg=$3 tag=$4
+  shift 4
+  local iters=$(( size / $(bytes_of "$msg") )) va vb
   va=$(first "$VNICS_A" "$n"); vb=$(first "$VNICS_B" "$n")
-  ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" --vnics "$vb" --wait 120 \
-      >"$LOG_DIR/virtuoso-server-$n.log" 2>&1 &
+  local sj=$LOG_DIR/virtuoso-server-$tag.json cj=$LOG_DIR/virtuoso-client-$tag.json
+  rm -f "$sj" "$cj"
+  "${BENCH_B[@]}" -q "$n" --vnics "$vb" --wait 120 --json-file "$sj" >"$LOG_DIR/virtuoso-server-$tag.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $BENCH_PORT
-  local t=$LOG_DIR/virtuoso-client-$n.json
-  # bash's `time` gives the child's user and system CPU
+  # bash's `time`: the whole client process (JVM and OSGi start included), for comparison only
   local TIMEFORMAT='%U %S'
-  local cpu
-  cpu=$( { time in_a java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" -s 4M -n "$iters" \
-      --vnics "$va" --report_gbits --json --json-file "$t" "$SERVER" >"$LOG_DIR/virtuoso-client-$n.log" 2>&1; } 2>&1 )
+  local whole
+  whole=$( { time "${BENCH_A[@]}" -q "$n" -s "$msg" -n "$iters" --vnics "$va" --report_gbits --json --json-file "$cj" "$@" \
+      "$SERVER" >"$LOG_DIR/virtuoso-client-$tag.log" 2>&1; } 2>&1 )
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=
-  local gbps
-  gbps=$(grep -o '"bw_average": [0-9.]*' "$t" | awk '{print $2}')
-  [[ -n "$gbps" ]] || die "no Virtuoso result for $n paths (see $LOG_DIR/virtuoso-client-$n.log)"
-  awk -v b="$size" -v g="$gbps" -v c="$cpu" 'BEGIN { split(c, u, " "); printf "%.4f %.3f\n", b * 8 / (g * 1e9), u[1] + u[2] }'
+  [[ -s "$cj" ]] || die "no Virtuoso result for $tag (see $LOG_DIR/virtuoso-client-$tag.log)"
+  local r
+  r=$(json "$cj" '"%.4f %.4f %.4f" % (d["results"][0]["seconds"], d["results"][0]["cpu"]["process_s"], d["results"][0]["cpu"]["virtuoso_threads_s"])')
+  local server="-1 -1"
+  [[ -s "$sj" ]] && server=$(json "$sj" '"%.4f %.4f" % (d["cpu"]["process_s"], d["cpu"]["virtuoso_threads_s"])')
+  awk -v r="$r" -v s="$server" -v w="$whole" 'BEGIN { split(w, u, " "); printf "%s %s %.3f\n", r, s, u[1] + u[2] }'
 }
 
-# one iperf3 transfer (MPTCP when $1 is mptcp); prints "fct_seconds cpu_seconds"
+# one iperf3 transfer (MPTCP when $1 is mptcp); prints the same six fields as run_virtuoso (engines -1)
 run_iperf() {
   local kind=$1 n=$2 size=$3 wrap=() i
   in_a ip mptcp endpoint flush
@@ -129,20 +150,25 @@ run_iperf() {
   ip netns exec vt-b "${wrap[@]}" iperf3 -s -1 -p $IPERF_PORT >"$LOG_DIR/$kind-server-$n.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $IPERF_PORT
-  local t=$LOG_DIR/$kind-client-$n.json
+  local t=$LOG_DIR/$kind-client-$n-$size.json
   local TIMEFORMAT='%U %S'
-  local cpu
-  cpu=$( { time in_a "${wrap[@]}" iperf3 -c "$SERVER" -p $IPERF_PORT -n "$size" -J >"$t" 2>"$LOG_DIR/$kind-client-$n.err"; } 2>&1 )
+  local whole
+  whole=$( { time in_a "${wrap[@]}" iperf3 -c "$SERVER" -p $IPERF_PORT -n "$size" -J >"$t" 2>"$LOG_DIR/$kind-client-$n.err"; } 2>&1 )
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=
-  python3 - "$t" "$size" "$cpu" <<'EOF'
+  # iperf3's cpu_utilization_percent: getrusage user + system of each iperf3 process over the test,
+  # which leaves out the kernel's softirq work on TCP/MPTCP done outside those processes
+  $PY - "$t" "$size" "$whole" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 if "error" in r:
     sys.exit("iperf3: " + r["error"])
 bps = r["end"]["sum_received"]["bits_per_second"]
+secs = r["end"]["sum_sent"]["seconds"]
+cpu = r["end"]["cpu_utilization_percent"]
 u, s = sys.argv[3].split()
-print("%.4f %.3f" % (int(sys.argv[2]) * 8 / bps, float(u) + float(s)))
+print("%.4f %.4f -1 %.4f -1 %.3f" % (int(sys.argv[2]) * 8 / bps, cpu["host_total"] / 100 * secs,
+                                  cpu["remote_total"] / 100 * secs, float(u) + float(s)))
 EOF
 }
 
@@ -160,16 +186,17 @@ ensure_tools() {
   fi
 }
 
-# parses --size/--sizes/--rate/--paths into SIZE SIZES RATE PATHS (defaults set by the caller)
+# parses the options into upper-case variables; only those in $ALLOWED (set by the caller, with its
+# defaults) are accepted
 parse_opts() {
+  local opt var
   while (($#)); do
-    case "$1" in
-      --size) SIZE=${2:?}; shift 2 ;;
-      --sizes) SIZES=${2:?}; shift 2 ;;
-      --rate) RATE=${2:?}; shift 2 ;;
-      --paths) PATHS=${2:?}; shift 2 ;;
-      *) usage ;;
-    esac
+    opt=$1
+    [[ "$opt" == --* && " $ALLOWED " == *" $opt "* ]] || { echo "experiment: unknown option for this experiment: $opt" >&2; usage; }
+    [[ $# -ge 2 && -n "$2" ]] || die "$opt needs a value"
+    var=${opt#--}; var=${var//-/_}; var=${var^^}
+    printf -v "$var" '%s' "$2"
+    shift 2
   done
   local n s
   RBITS=$(bits_of_rate "$RATE")
@@ -178,57 +205,66 @@ parse_opts() {
     [[ "$n" =~ ^[0-9]+$ ]] && ((n >= 1 && n <= 16)) || die "path counts must be 1..16: $n"
     ((n > MAXN)) && MAXN=$n
   done
+  ((MAXN > 0)) || die "--paths lists no path count"
   for s in $SIZE $SIZES; do
     s=$(bytes_of "$s")
-    ((s % (4 << 20) == 0 && s > 0)) || die "sizes must be multiples of 4M: $s"
+    ((s % (4 << 20) == 0 && s > 0)) || die "flow sizes must be multiples of 4M: $s"
   done
 }
 
-# builds the testbed with MAXN links of RATE and prepares results/$1; sets OUT, LOG_DIR, CSV
+# builds the testbed with MAXN links of RATE (extra testbed options after the name) and prepares
+# results/$1; sets OUT, LOG_DIR, CSV
 start() {
+  local name=$1
+  shift
   ensure_tools
-  OUT="$ROOT/results/$1"
+  OUT="$ROOT/results/$name"
   LOG_DIR="$OUT/logs"
   rm -rf "$LOG_DIR"
   mkdir -p "$LOG_DIR"
   trap cleanup EXIT
   tb down >/dev/null 2>&1 || true
-  tb up "$MAXN" "$RATE"
+  tb up "$MAXN" "$RATE" "$@"
   # hosts' default source is vNIC 0, so bootstrap connections and the initial MPTCP subflow take core
   # link 0 (the ToRs' main tables have no route to the far host)
   in_a ip route replace 10.72.0.0/24 via 10.70.1.2 dev a0 src 10.71.0.1
   in_b ip route replace 10.71.0.0/24 via 10.70.2.1 dev b0 src 10.72.0.1
   for ns in vt-a vt-b; do ip netns exec $ns ip mptcp limits set subflow 8 add_addr_accepted 8; done
   VNICS_A=$(tb vnics a); VNICS_B=$(tb vnics b)
-  CSV="$OUT/$1.csv"
-  echo "system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,client_cpu_s" >"$CSV"
-  echo "start $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc); rate $RATE; paths $PATHS; sizes $SIZE $SIZES" >"$OUT/machine.txt"
+  CSV="$OUT/$name.csv"
+  echo "start $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc); rate $RATE; paths $PATHS; command: $CMDLINE" >"$OUT/machine.txt"
 }
 
 finish() {
   echo "end $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
+  tb down >/dev/null 2>&1 || true
+  trap - EXIT
   "$PY" "$PLOT" "$1" "$CSV" "$OUT"
   echo "experiment: wrote $CSV and the PNGs in $OUT"
 }
 
+FLOW_HEADER="system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,client_cpu_s,client_engine_cpu_s,server_cpu_s,server_engine_cpu_s,client_whole_process_cpu_s"
+
 # one transfer of BYTES over N paths with SYSTEM, appended to the CSV
 measure() {
-  local sys=$1 n=$2 bytes=$3 r fct cpu
+  local sys=$1 n=$2 bytes=$3 r fct ccpu ecpu scpu secpu whole
   case $sys in
-    virtuoso) r=$(run_virtuoso "$n" "$bytes") ;;
+    virtuoso) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes") ;;
     *) r=$(run_iperf "$sys" "$n" "$bytes") ;;
   esac
-  read -r fct cpu <<<"$r"
-  awk -v s="$sys" -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v c="$cpu" \
-    'BEGIN { g = b * 8 / f; printf "%s,%d,%d,%d,%.4f,%.0f,%.1f,%.3f\n", s, n, b, r, f, g, 100 * g / (n * r), c }' | tee -a "$CSV"
+  read -r fct ccpu ecpu scpu secpu whole <<<"$r"
+  awk -v s="$sys" -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v c="$ccpu" -v e="$ecpu" -v sc="$scpu" -v se="$secpu" -v w="$whole" \
+    'BEGIN { g = b * 8 / f; printf "%s,%d,%d,%d,%.4f,%.0f,%.1f,%.4f,%s,%.4f,%s,%.3f\n", s, n, b, r, f, g, 100 * g / (n * r), c, (e < 0 ? "" : sprintf("%.4f", e)), sc, (se < 0 ? "" : sprintf("%.4f", se)), w }' \
+    | tee -a "$CSV"
 }
 
 fig5() {
-  SIZE=64M SIZES= RATE=100mbit PATHS="1 2 4 6 8 10"
+  SIZE=128M SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" ALLOWED="--size --rate --paths"
   parse_opts "$@"
   local bytes n sys
   bytes=$(bytes_of "$SIZE")
   start fig5
+  echo "$FLOW_HEADER" >"$CSV"
   for n in $PATHS; do
     for sys in virtuoso mptcp tcp; do measure $sys "$n" "$bytes"; done
   done
@@ -236,29 +272,31 @@ fig5() {
 }
 
 fig6() {
-  SIZE= SIZES="16M 64M 256M 1G" RATE=100mbit PATHS=4
+  SIZE= SIZES="16M 64M 256M 1G" RATE=100mbit PATHS=4 ALLOWED="--sizes --rate --paths"
   parse_opts "$@"
   [[ "$PATHS" =~ ^[0-9]+$ ]] || die "fig6 takes one path count: --paths N"
   local s sys
   start fig6
+  echo "$FLOW_HEADER" >"$CSV"
   for s in $SIZES; do
     for sys in virtuoso mptcp tcp; do measure $sys "$PATHS" "$(bytes_of "$s")"; done
   done
   finish fig6
 }
 
-# a bench pair in the background (the elephant): server and client PIDs in ELEPHANT_PIDS
+# the elephant: a bench pair in the background over the first n vNICs, MP_WRITE of 256 KiB messages
+# paced to RATE bit/s; server and client PIDs in ELEPHANT_PIDS
 ELEPHANT_PIDS=()
+ELEPHANT_MSG=262144
 start_elephant() {
-  local n=$1 va=$2 vb=$3
+  local n=$1 rate_bps=$2 seconds=$3 iters
+  iters=$(( rate_bps / 8 * seconds / ELEPHANT_MSG + 1 ))
   # ip netns exec execs java, so $! is java itself and stop_elephant can end it
-  ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" --vnics "$vb" --wait 120 \
-      >"$LOG_DIR/elephant-server-$n.log" 2>&1 &
+  "${BENCH_B[@]}" -q "$n" --vnics "$(first "$VNICS_B" "$n")" --wait 120 >"$LOG_DIR/elephant-server-$n.log" 2>&1 &
   ELEPHANT_PIDS=($!)
   wait_listen $BENCH_PORT
-  # long enough to outlast every mouse; stopped by stop_elephant
-  ip netns exec vt-a java -Djava.awt.headless=true -jar "$JAR" bench -q "$n" -s 4M -n 1000000 --vnics "$va" "$SERVER" \
-      >"$LOG_DIR/elephant-client-$n.log" 2>&1 &
+  "${BENCH_A[@]}" -q "$n" --vnics "$(first "$VNICS_A" "$n")" -s $ELEPHANT_MSG -n "$iters" -t 4 --rate "$rate_bps" \
+      "$SERVER" >"$LOG_DIR/elephant-client-$n.log" 2>&1 &
   ELEPHANT_PIDS+=($!)
   sleep 5
   local p
@@ -273,74 +311,148 @@ stop_elephant() {
   ELEPHANT_PIDS=()
 }
 
-# one 256 KiB mouse over vNIC 0 on its own bootstrap and UDP ports; prints its FCT in seconds
+# COUNT 256 KiB mice over vNIC 0, one every INTERVAL s (one bench pair on its own bootstrap and UDP
+# ports, paced by --rate, every message's FCT from the bench's --fct); one more mouse goes first and
+# is not counted (it carries the JIT's and the new connection's first-use costs); prints one FCT per line
 MOUSE_PORT=18600
 MOUSE_UDP=4800
-run_mouse() {
-  local i=$1 t=$LOG_DIR/mouse-$1.json
-  ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench -q 1 --vnics 10.72.0.1 -p $MOUSE_PORT --udp-port $MOUSE_UDP \
-      --wait 120 >"$LOG_DIR/mouse-server-$i.log" 2>&1 &
+run_mice() {
+  local tag=$1 count=$2 interval=$3 t=$LOG_DIR/mice-$1.json rate
+  rate=$(awk -v i="$interval" 'BEGIN { printf "%d", 262144 * 8 / i }')
+  "${BENCH_B[@]}" -q 1 --vnics 10.72.0.1 -p $MOUSE_PORT --udp-port $MOUSE_UDP --wait 120 >"$LOG_DIR/mice-server-$tag.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $MOUSE_PORT
-  in_a java -Djava.awt.headless=true -jar "$JAR" bench -q 1 --vnics 10.71.0.1 -p $MOUSE_PORT --udp-port $MOUSE_UDP \
-      -s 256K -n 1 -t 1 --report_gbits --json-file "$t" "$SERVER" >"$LOG_DIR/mouse-client-$i.log" 2>&1 || true
+  "${BENCH_A[@]}" -q 1 --vnics 10.71.0.1 -p $MOUSE_PORT --udp-port $MOUSE_UDP -s 256K -n "$((count + 1))" -t 1 --rate "$rate" --fct \
+      --report_gbits --json-file "$t" "$SERVER" >"$LOG_DIR/mice-client-$tag.log" 2>&1 \
+      || die "the mice failed (see $LOG_DIR/mice-client-$tag.log)"
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=
-  local g
-  g=$(grep -o '"bw_average": [0-9.]*' "$t" 2>/dev/null | awk '{print $2}')
-  [[ -n "$g" ]] && awk -v g="$g" 'BEGIN { if (g > 0) printf "%.5f\n", 262144 * 8 / (g * 1e9) }'
+  json "$t" '"\n".join("%.6f" % f for f in d["results"][0]["fct_s"][1:])'
 }
 
 fig7() {
-  SIZE= SIZES= RATE=100mbit PATHS=4
-  local count=10
-  if [[ "${1:-}" == --count ]]; then count=${2:?}; shift 2; fi
+  SIZE= SIZES= RATE=100mbit PATHS=4 COUNT=20 INTERVAL=2 ELEPHANT_RATE= BURST=16kb
+  ALLOWED="--count --interval --elephant-rate --rate --paths --burst"
   parse_opts "$@"
   [[ "$PATHS" =~ ^[0-9]+$ ]] && ((PATHS >= 2)) || die "fig7 takes one path count >= 2: --paths N"
-  [[ "$count" =~ ^[0-9]+$ ]] && ((count >= 1)) || die "--count must be a positive number"
-  start fig7
-  echo "mode,elephant_paths,sample,mouse_bytes,fct_s" >"$CSV"
-  local mode n i f
+  [[ "$COUNT" =~ ^[0-9]+$ ]] && ((COUNT >= 1 && COUNT <= 10000)) || die "--count must be 1..10000"
+  [[ "$INTERVAL" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v i="$INTERVAL" 'BEGIN { exit !(i >= 0.05 && i <= 60) }' \
+    || die "--interval must be 0.05..60 seconds: $INTERVAL"
+  local erate
+  if [[ -n "$ELEPHANT_RATE" ]]; then erate=$(bits_of_rate "$ELEPHANT_RATE"); else erate=$((RBITS * 3 / 4)); fi
+  ((erate <= RBITS)) || die "--elephant-rate must not exceed one core link's --rate (the single elephant shares one link)"
+  # a small tbf bucket: with the default 256 kB one a 256 KiB mouse would pass a lightly loaded link
+  # at the access links' speed, whatever shares it
+  start fig7 --burst "$BURST"
+  echo "mode,elephant_paths,elephant_rate_bps,sample,mouse_bytes,fct_s" >"$CSV"
+  local mode n i f seconds fcts
+  seconds=$(awk -v c="$COUNT" -v i="$INTERVAL" 'BEGIN { printf "%d", c * i + 60 }')
   for mode in single split; do
     n=1; [[ $mode == split ]] && n=$PATHS
-    start_elephant "$n" "$(first "$VNICS_A" "$n")" "$(first "$VNICS_B" "$n")"
-    for ((i = 1; i <= count; i++)); do
-      f=$(run_mouse "$mode-$i")
-      if [[ -n "$f" ]]; then echo "$mode,$n,$i,262144,$f" | tee -a "$CSV"; else echo "experiment: mouse $mode-$i failed (see $LOG_DIR)" >&2; fi
+    start_elephant "$n" "$erate" "$seconds"
+    fcts=$(run_mice "$mode" "$COUNT" "$INTERVAL")
+    i=0
+    for f in $fcts; do
+      i=$((i + 1))
+      echo "$mode,$n,$erate,$i,262144,$f" | tee -a "$CSV"
     done
+    tb status >"$LOG_DIR/links-$mode.txt"
     stop_elephant
   done
   finish fig7
 }
 
-# Table 2 needs loss, which the namespace testbed lacks (no netem here): it runs on the soft RNIC's
-# in-process fabric through the policies bench (four runs of SECONDS each, 1/2/4/8 paths of 100 Mbit/s
-# with 1% loss, cc-chunkprobe), and keeps its table as text and CSV
+# Table 2: per path count, a fresh testbed with shallow queues, and one flow under cc-chunkprobe
 table2() {
-  local seconds=${1:-5}
-  [[ "$seconds" =~ ^[0-9]+$ ]] && ((seconds >= 1)) || die "table2 takes a run length in seconds"
-  command -v mvn >/dev/null || die "mvn is not installed"
-  local out="$ROOT/results/table2"
-  mkdir -p "$out"
-  echo "start $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc)" >"$out/machine.txt"
-  (cd "$ROOT" && mvn -B -q -o -f policies/bench/pom.xml compile exec:java -Dexec.args="table2 $seconds") \
-    | sed 's/\x1b\[[0-9;]*m//g' | tee "$out/table2.txt"
-  echo "end $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
-  {
-    echo "paths,sum_safe_chunk_bytes,safe_chunk_bytes_per_path,largest_completed_chunk_bytes,avg_completed_chunk_bytes,goodput_mbit_s"
-    grep -E '^\| [0-9]+ \|' "$out/table2.txt" | tr -d ' ' | sed 's/^|//; s/|$//; s/|/,/g'
-  } >"$out/table2.csv"
-  echo "experiment: wrote $out/table2.txt and $out/table2.csv"
+  SIZE= SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSGS=8 QUEUE=64kb BURST=32kb WINDOW=512 RETRY=1
+  ALLOWED="--paths --msgs --queue --burst --window --retry --rate"
+  parse_opts "$@"
+  [[ "$MSGS" =~ ^[0-9]+$ ]] && ((MSGS >= 1 && MSGS <= 1000)) || die "--msgs must be 1..1000"
+  [[ "$WINDOW" =~ ^[0-9]+$ ]] && ((WINDOW >= 8 && WINDOW <= 4096)) || die "--window must be 8..4096 packets"
+  [[ "$RETRY" =~ ^[0-7]$ ]] || die "--retry must be 0..7"
+  start table2 --queue "$QUEUE" --burst "$BURST"
+  echo "paths,bytes,fct_s,goodput_bps,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry" >"$CSV"
+  local n bytes r drops fresh=0
+  for n in $PATHS; do
+    if ((fresh)); then
+      # a fresh testbed (zeroed drop counters) for every path count
+      tb down >/dev/null
+      tb up "$MAXN" "$RATE" --queue "$QUEUE" --burst "$BURST" >/dev/null
+      in_a ip route replace 10.72.0.0/24 via 10.70.1.2 dev a0 src 10.71.0.1
+      in_b ip route replace 10.71.0.0/24 via 10.70.2.1 dev b0 src 10.72.0.1
+    fi
+    fresh=1
+    bytes=$((MSGS * n * (8 << 20)))
+    # ACK timeout 2^12 x 4.096 us = 17 ms: longer than the shallow queue's drain, short enough to
+    # find the threshold within the run
+    r=$(run_virtuoso "$n" "$bytes" 8M "t2-$n" --cc cc-chunkprobe -t 2 --window "$WINDOW" --retry "$RETRY" --ack-timeout 12)
+    drops=$(tb status | grep -o 'dropped [0-9]*' | awk '{ s += $2 } END { print s + 0 }')
+    json "$LOG_DIR/virtuoso-client-t2-$n.json" '",".join(str(x) for x in [
+        d["paths"], d["results"][0]["bytes"] * d["results"][0]["iterations"], "%.4f" % d["results"][0]["seconds"],
+        "%.0f" % (d["results"][0]["bytes"] * d["results"][0]["iterations"] * 8 / d["results"][0]["seconds"]),
+        sum(p["safe_chunk_bytes"] for p in d.get("chunk_stats", [])),
+        sum(p["max_completed_chunk_bytes"] for p in d.get("chunk_stats", [])),
+        (sum(p["avg_completed_chunk_bytes"] for p in d.get("chunk_stats", [])) // max(1, len(d.get("chunk_stats", [])))),
+        sum(p["losses"] for p in d.get("chunk_stats", []))])' \
+      | sed "s/\$/,$drops,$QUEUE,$BURST,$WINDOW,$RETRY/" | tee -a "$CSV"
+    echo "$r" >"$LOG_DIR/cpu-t2-$n.txt"
+  done
+  finish table2
 }
 
+# Fig. 8: Virtuoso's CPU per transfer against paths, one line per message size
+fig8() {
+  SIZE=128M SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSG_SIZES="256K 1M 4M" ALLOWED="--size --msg-sizes --rate --paths"
+  parse_opts "$@"
+  local bytes m n r fct ccpu ecpu scpu secpu whole
+  bytes=$(bytes_of "$SIZE")
+  for m in $MSG_SIZES; do
+    m=$(bytes_of "$m")
+    ((m >= 4096 && m <= (8 << 20) && bytes % m == 0)) || die "--msg-sizes must be 4K..8M and divide --size: $m"
+  done
+  start fig8
+  echo "paths,msg_bytes,bytes,fct_s,client_cpu_s,client_engine_cpu_s,server_cpu_s,server_engine_cpu_s,client_whole_process_cpu_s" >"$CSV"
+  for m in $MSG_SIZES; do
+    for n in $PATHS; do
+      r=$(run_virtuoso "$n" "$bytes" "$m" "f8-$n-$m")
+      read -r fct ccpu ecpu scpu secpu whole <<<"$r"
+      echo "$n,$(bytes_of "$m"),$bytes,$fct,$ccpu,$ecpu,$scpu,$secpu,$whole" | tee -a "$CSV"
+    done
+  done
+  finish fig8
+}
+
+all() {
+  SIZE=128M
+  if (($#)); then
+    [[ $# -eq 2 && "$1" == --size ]] || { echo "experiment: 'all' takes only --size BYTES" >&2; usage; }
+    SIZE=$2
+  fi
+  local b
+  b=$(bytes_of "$SIZE")
+  ((b > 0 && b % (4 << 20) == 0)) || die "--size must be a multiple of 4M: $SIZE"
+  local t0=$SECONDS e t failed=()
+  for e in "fig5 --size $SIZE" fig6 fig7 table2 "fig8 --size $SIZE"; do
+    t=$SECONDS
+    echo "experiment: === $e ($(date -u +%T)) ===" >&2
+    # each in its own shell (its own testbed, traps and option defaults); a failure does not stop the rest
+    # shellcheck disable=SC2086 # $e is the experiment and its options
+    if bash "${BASH_SOURCE[0]}" $e; then
+      echo "experiment: $e took $((SECONDS - t)) s" >&2
+    else
+      failed+=("${e%% *}")
+    fi
+  done
+  echo "experiment: all done in $((SECONDS - t0)) s; results in $ROOT/results/{fig5,fig6,fig7,table2,fig8}" >&2
+  ((${#failed[@]} == 0)) || die "failed: ${failed[*]} (see their logs/)"
+}
+
+CMDLINE="experiment $*"
 cmd=${1:-}
 [[ -n "$cmd" ]] || usage
 shift
 case "$cmd" in
-  fig5) fig5 "$@" ;;
-  fig6) fig6 "$@" ;;
-  fig7) fig7 "$@" ;;
-  table2) table2 "$@" ;;
+  fig5|fig6|fig7|table2|fig8|all) "$cmd" "$@" ;;
   -h|--help|help) usage ;;
   *) echo "experiment: unknown experiment '$cmd'" >&2; usage ;;
 esac

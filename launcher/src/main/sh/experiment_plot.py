@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Plots of experiment.sh: fig5 CSV -> fig5.png (FCT and % of capacity vs paths) and fig8.png (CPU);
-fig6 CSV -> fig6.png (FCT and % of capacity vs flow size); fig7 CSV -> fig7.png (CDF of mice FCT)."""
+"""Plots of experiment.sh: fig5 CSV -> fig5.png (FCT and % of capacity vs paths) and fig5-cpu.png
+(CPU per transfer of the three systems); fig6 CSV -> fig6.png (FCT and % of capacity vs flow size);
+fig7 CSV -> fig7.png (CDF of mice FCT); table2 CSV -> table2.png (max and average chunk size vs
+paths); fig8 CSV -> fig8.png (Virtuoso CPU per transfer vs paths, one line per message size)."""
 import csv
 import sys
 
@@ -12,11 +14,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 LABELS = {"virtuoso": "Virtuoso (soft RNIC, UDP)", "mptcp": "Linux MPTCP", "tcp": "single-path TCP"}
 
 
+def read(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
 def rows_by_system(path):
     by = {}
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            by.setdefault(r["system"], []).append(r)
+    for r in read(path):
+        by.setdefault(r["system"], []).append(r)
     return by
 
 
@@ -37,16 +43,19 @@ def fig5(path, out):
     fig.tight_layout()
     fig.savefig(out + "/fig5.png", dpi=110)
 
-    fig, ax = plt.subplots(figsize=(5, 4))
+    fig, ax = plt.subplots(figsize=(6, 4))
     for sysname, rows in by.items():
-        ax.plot([int(r["paths"]) for r in rows], [float(r["client_cpu_s"]) for r in rows], "o-",
-                label=LABELS.get(sysname, sysname))
-    ax.set(xlabel="number of paths", ylabel="client CPU time per transfer (s)",
-           title="CPU per %.0f MiB transfer (whole client process)" % size_mib)
+        n = [int(r["paths"]) for r in rows]
+        line = ax.plot(n, [float(r["client_cpu_s"]) for r in rows], "o-",
+                       label=LABELS.get(sysname, sysname) + " client")[0]
+        ax.plot(n, [float(r["server_cpu_s"]) for r in rows], "s--", color=line.get_color(),
+                label=LABELS.get(sysname, sysname) + " server")
+    ax.set(xlabel="number of paths", ylabel="CPU time per transfer (s)",
+           title="CPU per %.0f MiB transfer (transfer only)" % size_mib)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out + "/fig8.png", dpi=110)
+    fig.savefig(out + "/fig5-cpu.png", dpi=110)
 
 
 def fig6(path, out):
@@ -68,23 +77,63 @@ def fig6(path, out):
 
 def fig7(path, out):
     by = {}
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            by.setdefault((r["mode"], r["elephant_paths"]), []).append(1000 * float(r["fct_s"]))
-    fig, ax = plt.subplots(figsize=(5, 4))
+    rate = None
+    for r in read(path):
+        by.setdefault((r["mode"], r["elephant_paths"]), []).append(1000 * float(r["fct_s"]))
+        rate = int(r["elephant_rate_bps"])
+    fig, ax = plt.subplots(figsize=(6, 4))
     for (mode, paths), fcts in by.items():
         fcts.sort()
-        label = "elephant split over %s paths" % paths if mode == "split" else "elephant on the mice's path"
+        label = ("elephant split over %s paths" % paths if mode == "split"
+                 else "elephant on the mice's path (no splitting)")
         ax.step(fcts, [(i + 1) / len(fcts) for i in range(len(fcts))], where="post", label=label)
-    ax.set(xlabel="256 KiB mouse FCT (ms)", ylabel="CDF", ylim=(0, 1.02), title="mice under an elephant")
+    ax.set(xlabel="256 KiB mouse FCT (ms)", ylabel="CDF", ylim=(0, 1.02),
+           title="mice under a %.0f Mbit/s elephant" % ((rate or 0) / 1e6))
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
     fig.savefig(out + "/fig7.png", dpi=110)
 
 
+def table2(path, out):
+    rows = read(path)
+    n = [int(r["paths"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(n, [int(r["sum_safe_chunk_bytes"]) / (1 << 20) for r in rows], "o-", label="max size (sum over paths)")
+    ax.plot(n, [int(r["avg_chunk_bytes"]) / (1 << 20) for r in rows], "s-", label="average chunk size per path")
+    ax.set(xlabel="number of paths", ylabel="MiB", title="cc-chunkprobe chunk sizes, shallow queues")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out + "/table2.png", dpi=110)
+
+
+def fig8(path, out):
+    by = {}
+    for r in read(path):
+        by.setdefault(int(r["msg_bytes"]), []).append(r)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    size_mib = 0
+    for msg, rows in sorted(by.items()):
+        size_mib = int(rows[0]["bytes"]) / (1 << 20)
+        n = [int(r["paths"]) for r in rows]
+        kib = msg // 1024
+        for ax, proc, eng in ((ax1, "client_cpu_s", "client_engine_cpu_s"), (ax2, "server_cpu_s", "server_engine_cpu_s")):
+            line = ax.plot(n, [float(r[proc]) for r in rows], "o-", label="process, %d KiB messages" % kib)[0]
+            ax.plot(n, [float(r[eng]) for r in rows], "s--", color=line.get_color(),
+                    label="virtuoso-* threads, %d KiB messages" % kib)
+    for ax, side in ((ax1, "client"), (ax2, "server")):
+        ax.set(xlabel="number of paths", ylabel="CPU time per transfer (s)",
+               title="Virtuoso %s CPU per %.0f MiB transfer" % (side, size_mib))
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out + "/fig8.png", dpi=110)
+
+
 if __name__ == "__main__":
-    plots = {"fig5": fig5, "fig6": fig6, "fig7": fig7}
+    plots = {"fig5": fig5, "fig6": fig6, "fig7": fig7, "table2": table2, "fig8": fig8}
     if len(sys.argv) != 4 or sys.argv[1] not in plots:
-        sys.exit("usage: experiment_plot.py fig5|fig6|fig7 CSV OUTDIR")
+        sys.exit("usage: experiment_plot.py fig5|fig6|fig7|table2|fig8 CSV OUTDIR")
     plots[sys.argv[1]](sys.argv[2], sys.argv[3])

@@ -8,7 +8,10 @@
 # routing, the paper's SDN switches): traffic from vNIC i of either host takes core link i, both
 # ways. Every link has MTU 9000 so 4 KiB RoCE frames cross unfragmented.
 #
-# usage: testbed.sh up N [RATE]      build it (N 1..16 core links, RATE e.g. 100mbit, default 100mbit)
+# usage: testbed.sh up N [RATE] [--queue BYTES] [--burst BYTES]
+#                                    build it (N 1..16 core links, RATE e.g. 100mbit, default 100mbit;
+#                                    --queue: tbf queue limit of every core link, e.g. 64kb, default a
+#                                    100 ms queue; --burst: tbf bucket, default 256kb)
 #        testbed.sh down             remove every namespace it made
 #        testbed.sh cut I            take core link I (0-based) down
 #        testbed.sh restore I        bring core link I up again
@@ -29,7 +32,11 @@ TABLE_BASE=100
 die() { echo "testbed: $*" >&2; exit 1; }
 usage() {
   cat >&2 <<'EOF'
-usage: testbed.sh up N [RATE]      build it (N 1..16 core links, RATE e.g. 100mbit, default 100mbit)
+usage: testbed.sh up N [RATE] [--queue BYTES] [--burst BYTES]
+                                   build it (N 1..16 core links, RATE e.g. 100mbit, default 100mbit;
+                                   --queue: tbf queue limit per core link, e.g. 64kb (a shallow
+                                   buffer: WR bursts beyond bucket + queue are dropped), default
+                                   100 ms of the rate; --burst: tbf bucket, default 256kb)
        testbed.sh down             remove every namespace it made
        testbed.sh cut I            take core link I (0-based) down
        testbed.sh restore I        bring core link I up again
@@ -60,11 +67,26 @@ check_rate() {
   [[ "$1" =~ ^[0-9]+(\.[0-9]+)?([kmg]bit|[kmg]?bps|bit)$ ]] || die "rate must look like 100mbit, 1gbit, 500kbit: $1"
 }
 
-# tbf wants a bucket of at least one MTU and at least rate/HZ; a 100 ms queue keeps the core
-# lossless for the RDMA traffic the paper assumes
+# tbf wants a bucket of at least one MTU and at least rate/HZ; by default a 100 ms queue keeps the
+# core lossless for the RDMA traffic the paper assumes; --queue makes it shallow (the paper's lossy
+# setup: a WR's burst overflows the bottleneck buffer). The link's alias keeps the queue settings so
+# a rate change keeps them.
+DEFAULT_QUEUE="burst=256kb queue=100ms"
 shape() {
-  local ns=$1 dev=$2 rate=$3 verb=${4:-add}
-  in_ns "$ns" tc qdisc "$verb" dev "$dev" root tbf rate "$rate" burst 256kb latency 100ms
+  local ns=$1 dev=$2 rate=$3 verb=${4:-add} q burst queue
+  q=$(in_ns "$ns" cat "/sys/class/net/$dev/ifalias" 2>/dev/null || true)
+  [[ "$q" == burst=* ]] || q=$DEFAULT_QUEUE
+  burst=${q#burst=}; burst=${burst%% *}
+  queue=${q##*queue=}
+  if [[ "$queue" == *ms ]]; then
+    in_ns "$ns" tc qdisc "$verb" dev "$dev" root tbf rate "$rate" burst "$burst" latency "$queue"
+  else
+    in_ns "$ns" tc qdisc "$verb" dev "$dev" root tbf rate "$rate" burst "$burst" limit "$queue"
+  fi
+}
+
+check_bytes() {
+  [[ "$2" =~ ^[1-9][0-9]*(b|kb|mb)?$ ]] || die "$1 must be a byte count like 65536, 64kb, 1mb: $2"
 }
 
 veth() {
@@ -83,7 +105,16 @@ core_routes() {
 }
 
 up() {
-  local n=$1 rate=${2:-100mbit}
+  local n=$1 rate=100mbit burst=256kb queue=100ms
+  shift
+  if (($#)) && [[ "$1" != --* ]]; then rate=$1; shift; fi
+  while (($#)); do
+    case "$1" in
+      --queue) [[ $# -ge 2 ]] || usage; check_bytes --queue "$2"; queue=$2; shift 2 ;;
+      --burst) [[ $# -ge 2 ]] || usage; check_bytes --burst "$2"; burst=$2; shift 2 ;;
+      *) usage ;;
+    esac
+  done
   [[ "$n" =~ ^[0-9]+$ ]] && (( n >= 1 && n <= MAX_LINKS )) || die "N must be 1..$MAX_LINKS: $n"
   check_rate "$rate"
   for ns in $NS_A $NS_T1 $NS_T2 $NS_B; do
@@ -119,6 +150,8 @@ up() {
     veth $NS_T1 "c${i}a" $NS_T2 "c${i}b"
     in_ns $NS_T1 ip addr add "10.73.$i.1/30" dev "c${i}a"
     in_ns $NS_T2 ip addr add "10.73.$i.2/30" dev "c${i}b"
+    in_ns $NS_T1 ip link set "c${i}a" alias "burst=$burst queue=$queue"
+    in_ns $NS_T2 ip link set "c${i}b" alias "burst=$burst queue=$queue"
     shape $NS_T1 "c${i}a" "$rate"
     shape $NS_T2 "c${i}b" "$rate"
     core_routes "$i"
@@ -128,7 +161,7 @@ up() {
     in_ns $NS_T2 ip rule add from "10.72.0.$((i + 1))" lookup $((TABLE_BASE + i)) priority $((1000 + i))
   done
   trap - ERR
-  echo "testbed up: $n core links at $rate; host A vNICs $(vnics a), host B vNICs $(vnics b)"
+  echo "testbed up: $n core links at $rate (tbf burst $burst, queue $queue); host A vNICs $(vnics a), host B vNICs $(vnics b)"
 }
 
 down() {
@@ -178,11 +211,13 @@ status() {
   local n; n=$(links)
   echo "testbed: $n core links; host A vNICs $(vnics a); host B vNICs $(vnics b)"
   for ((i = 0; i < n; i++)); do
-    local state qd sent
+    local state qd sent dropped
     state=$(in_ns $NS_T1 cat "/sys/class/net/c${i}a/operstate")
     qd=$(in_ns $NS_T1 tc qdisc show dev "c${i}a" | grep -o 'rate [^ ]*' | head -1)
     sent=$(in_ns $NS_T1 tc -s qdisc show dev "c${i}a" | grep -o 'Sent [0-9]* bytes' | head -1)
-    printf '  link %-2d %-5s %-14s A->B %s\n' "$i" "$state" "$qd" "$sent"
+    dropped=$(in_ns $NS_T1 tc -s qdisc show dev "c${i}a" | grep -o 'dropped [0-9]*' | head -1)
+    printf '  link %-2d %-5s %-14s %-32s A->B %s, %s\n' "$i" "$state" "$qd" \
+      "$(in_ns $NS_T1 cat "/sys/class/net/c${i}a/ifalias")" "$sent" "$dropped"
   done
 }
 
@@ -190,7 +225,7 @@ cmd=${1:-}
 [[ -n "$cmd" ]] || usage
 shift
 case "$cmd" in
-  up) need_root; [[ $# -ge 1 && $# -le 2 ]] || usage; up "$@" ;;
+  up) need_root; [[ $# -ge 1 && $# -le 6 ]] || usage; up "$@" ;;
   down) need_root; [[ $# -eq 0 ]] || usage; down ;;
   cut) need_root; [[ $# -eq 1 ]] || usage; set_link "$1" down ;;
   restore) need_root; [[ $# -eq 1 ]] || usage; set_link "$1" up ;;

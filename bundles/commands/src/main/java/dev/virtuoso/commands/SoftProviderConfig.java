@@ -69,10 +69,30 @@ public final class SoftProviderConfig implements AutoCloseable {
      */
     public static SoftProviderConfig udp(VirtuosoServices services, List<String> devices, int udpPort)
             throws IOException, InterruptedException {
+        return udp(services, devices, udpPort, 0);
+    }
+
+    /**
+     * Puts the soft provider on the UDP wire with the given devices and requester window.
+     *
+     * @param services the commands' services
+     * @param devices entries {@code name=address[,address...]}
+     * @param udpPort the RoCEv2 UDP port of every vNIC
+     * @param windowPackets unacknowledged packets a requester may have outstanding
+     *     ({@code windowPackets} of the provider), 0 for the provider's default
+     * @return the applied configuration, to close when done
+     * @throws IOException if ConfigAdmin is missing or the devices do not appear within 10 s
+     * @throws InterruptedException if interrupted
+     */
+    public static SoftProviderConfig udp(VirtuosoServices services, List<String> devices, int udpPort, int windowPackets)
+            throws IOException, InterruptedException {
         Hashtable<String, Object> p = new Hashtable<>();
         p.put("wire", "udp");
         p.put("devices", devices.toArray(String[]::new));
         p.put("udpPort", udpPort);
+        if (windowPackets > 0) {
+            p.put("windowPackets", windowPackets);
+        }
         Set<String> names = new TreeSet<>();
         for (String d : devices) {
             names.add(d.substring(0, d.indexOf('=')));

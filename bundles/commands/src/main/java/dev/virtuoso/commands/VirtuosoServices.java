@@ -36,6 +36,7 @@ public class VirtuosoServices {
     private final List<Named<LoadBalancerPolicy>> loadBalancers = new CopyOnWriteArrayList<>();
     private final List<Named<CongestionAvoidancePolicy>> congestionAvoidances = new CopyOnWriteArrayList<>();
     private volatile Path home = Path.of("").toAbsolutePath();
+    private volatile BundleContext context;
 
     /**
      * A service with the name it is registered under.
@@ -49,6 +50,7 @@ public class VirtuosoServices {
 
     @Activate
     void activate(BundleContext ctx) {
+        context = ctx;
         String h = ctx.getProperty("virtuoso.home");
         if (h != null && !h.isBlank()) {
             home = Path.of(h);
@@ -157,6 +159,14 @@ public class VirtuosoServices {
         TreeSet<String> s = new TreeSet<>();
         congestionAvoidances.forEach(n -> s.add(n.name()));
         return s;
+    }
+
+    /**
+     * @return the commands bundle's context, for services of optional bundles the commands do not
+     *     track (looked up when used), or {@code null} outside a framework
+     */
+    public BundleContext bundleContext() {
+        return context;
     }
 
     /** @return the directory the launcher ran from ({@code virtuoso.home}), where results/ goes */

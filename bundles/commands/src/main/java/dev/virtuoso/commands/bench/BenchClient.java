@@ -61,6 +61,8 @@ final class BenchClient {
                     BenchReport.row(out, r);
                 }
             }
+            List<ChunkStatsReader.PathChunks> chunks = ChunkStatsReader.POLICY.equals(e.options.congestionAvoidance())
+                    ? ChunkStatsReader.read(services.bundleContext(), c.id()) : List.of();
             if (o.op() == BenchOptions.Op.SEND) {
                 // the server says DONE once every message is in: closing earlier would flush its receives
                 MpCompletion done = e.awaitControl(MpOpcode.RECV);
@@ -69,11 +71,12 @@ final class BenchClient {
                 c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
                 e.awaitControl(MpOpcode.SEND);
             }
-            String json = BenchReport.json(o, e, rows);
+            String json = BenchReport.json(o, e, rows, chunks);
             if (o.json()) {
                 out.print(json);
             } else {
                 out.println(BenchReport.RULE);
+                BenchReport.cpuAndChunks(out, rows, chunks);
             }
             if (o.jsonFile() != null) {
                 BenchReport.writeJson(o.jsonFile(), json);
@@ -101,6 +104,9 @@ final class BenchClient {
             throws IOException, InterruptedException {
         MultipathConnection c = e.connection;
         long[] times = new long[n];
+        // per-message times only with --fct (bounded by MAX_FCT_MESSAGES): wrId = message number
+        long[] postedAt = o.perMessage() ? new long[n] : null;
+        long[] completedAt = o.perMessage() ? new long[n] : null;
         MpCompletion[] comps = new MpCompletion[32];
         for (int i = 0; i < comps.length; i++) {
             comps[i] = new MpCompletion();
@@ -108,10 +114,13 @@ final class BenchClient {
         MpCompletion one = new MpCompletion();
         int posted = 0;
         int done = 0;
+        CpuUsage.Snapshot cpuStart = CpuUsage.Snapshot.now();
         long start = System.nanoTime();
         long last = start;
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(1);
         while (done < n) {
-            while (posted < n && posted - done < o.txDepth()) {
+            long now = System.nanoTime();
+            while (posted < n && posted - done < o.txDepth() && now - start >= o.postOffsetNanos(size, posted)) {
                 try {
                     switch (o.op()) {
                         case WRITE -> c.postWrite(posted, e.data, 0, size, region, 0);
@@ -124,27 +133,54 @@ final class BenchClient {
                     }
                     throw x;
                 }
+                if (postedAt != null) {
+                    postedAt[posted] = now;
+                }
                 posted++;
             }
             int k = c.pollCompletions(comps);
-            if (k == 0 && c.awaitCompletion(one, 1, TimeUnit.MILLISECONDS)) {
-                comps[0].copyFrom(one);
-                k = 1;
+            if (k == 0) {
+                // wait for a completion, but when pacing holds back a post, no longer than until it is due
+                long wait = waitNanos;
+                if (o.rateBitsPerSecond() > 0 && posted < n && posted - done < o.txDepth()) {
+                    long due = start + o.postOffsetNanos(size, posted) - System.nanoTime();
+                    wait = Math.max(1_000, Math.min(waitNanos, due));
+                }
+                if (c.awaitCompletion(one, wait, TimeUnit.NANOSECONDS)) {
+                    comps[0].copyFrom(one);
+                    k = 1;
+                }
             }
-            long now = System.nanoTime();
+            now = System.nanoTime();
             for (int i = 0; i < k; i++) {
                 if (!comps[i].ok()) {
                     throw new IOException("MP_" + comps[i].opcode() + " of " + size + " bytes failed: " + comps[i].status()
                             + (comps[i].detail() != null ? " (" + comps[i].detail() + ")" : ""));
                 }
+                if (completedAt != null) {
+                    long id = comps[i].wrId();
+                    if (id < 0 || id >= n) {
+                        throw new IOException("completion of an unknown message: " + comps[i]);
+                    }
+                    completedAt[(int) id] = now;
+                }
                 times[done++] = now;
                 last = now;
             }
-            if (now - last > TimeUnit.SECONDS.toNanos(BenchEndpoint.COMPLETION_TIMEOUT_SECONDS)) {
+            boolean pacedGap = posted == done && posted < n;
+            if (!pacedGap && now - last > TimeUnit.SECONDS.toNanos(BenchEndpoint.COMPLETION_TIMEOUT_SECONDS)) {
                 throw new IOException("no completion for " + BenchEndpoint.COMPLETION_TIMEOUT_SECONDS + " s at size "
                         + size + " (" + done + " of " + n + " done)");
             }
+            if (pacedGap) {
+                last = now; // nothing outstanding while pacing: no completion is due
+            }
         }
-        return BenchResult.of(o, size, start, times);
+        CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
+        double[] fct = new double[postedAt == null ? 0 : n];
+        for (int i = 0; i < fct.length; i++) {
+            fct[i] = (completedAt[i] - postedAt[i]) / 1e9;
+        }
+        return BenchResult.of(o, size, start, times, cpu, fct);
     }
 }

@@ -73,6 +73,10 @@ final class BenchEndpoint implements AutoCloseable {
         RdmaDevice existing = provider.equals("soft") && device != null ? find(services, provider, device) : null;
         if (existing != null) {
             // a soft device configured beforehand (ConfigAdmin, the shell): use it as it is
+            if (o.windowPackets() > 0) {
+                throw new IllegalArgumentException("--window cannot change the soft device '" + device
+                        + "' configured beforehand; set windowPackets of " + SoftProviderConfig.PID + " instead");
+            }
             if (vnics.isEmpty()) {
                 existing.vnics().stream().limit(o.paths()).forEach(v -> vnics.add(v.address()));
             }
@@ -85,7 +89,8 @@ final class BenchEndpoint implements AutoCloseable {
             }
             device = device != null ? device : SOFT_DEVICE;
             List<String> addrs = vnics.stream().map(InetAddress::getHostAddress).toList();
-            soft = SoftProviderConfig.udp(services, List.of(device + "=" + String.join(",", addrs)), o.udpPort());
+            soft = SoftProviderConfig.udp(services, List.of(device + "=" + String.join(",", addrs)), o.udpPort(),
+                    o.windowPackets());
         } else {
             RdmaDevice d = device(services, provider, device);
             device = d.name();
@@ -108,6 +113,12 @@ final class BenchEndpoint implements AutoCloseable {
         }
         if (o.cc() != null) {
             b.congestionAvoidance(o.cc());
+        }
+        if (o.retryCount() >= 0) {
+            b.retryCount(o.retryCount());
+        }
+        if (o.ackTimeout() > 0) {
+            b.ackTimeout(o.ackTimeout());
         }
         return new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
     }

@@ -33,10 +33,18 @@ import dev.virtuoso.commands.cli.Units;
  * @param json print JSON instead of the table
  * @param jsonFile also write JSON to this file, or {@code null}
  * @param waitSeconds server: how long to wait for a client
+ * @param rateBitsPerSecond client: application-level pacing of the MP posts (message {@code i} is
+ *     posted no earlier than {@code i x size x 8 / rate} after the first), 0 for as fast as the
+ *     tx depth allows
+ * @param perMessage client: also report each message's completion time (post to completion)
+ * @param windowPackets soft RNIC: requester window in packets, 0 for the provider's default
+ * @param retryCount QP retry count 0..7, or -1 for the connector's default
+ * @param ackTimeout QP ACK timeout exponent 1..31 (4.096 us x 2^exp), or -1 for the default
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
-        boolean reportGbits, boolean json, Path jsonFile, int waitSeconds) {
+        boolean reportGbits, boolean json, Path jsonFile, int waitSeconds, long rateBitsPerSecond, boolean perMessage,
+        int windowPackets, int retryCount, int ackTimeout) {
 
     /** The measured operation. */
     public enum Op {
@@ -58,6 +66,10 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
     public static final int DEFAULT_PORT = 18515;
     /** Largest message size (perftest -a goes up to 8 MiB). */
     public static final int MAX_SIZE = 8 << 20;
+    /** Highest pacing rate accepted by {@code --rate} (1 Tbit/s). */
+    public static final long MAX_RATE = 1_000_000_000_000L;
+    /** Most messages {@code --fct} reports (the JSON keeps one number per message). */
+    public static final int MAX_FCT_MESSAGES = 100_000;
 
     /** The command line of {@code virtuoso bench}. */
     public static final CommandLineSpec SPEC = new CommandLineSpec("virtuoso bench", "[HOST]", 0, 1)
@@ -79,7 +91,13 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .option((char) 0, "udp-port", "PORT", "4791", "soft RNIC RoCEv2 UDP port")
             .flag((char) 0, "report_gbits", "report bandwidth in Gbit/s instead of MB/s")
             .flag((char) 0, "json", "print the results as JSON instead of the table")
-            .option((char) 0, "json-file", "FILE", null, "also write the results as JSON to FILE");
+            .option((char) 0, "json-file", "FILE", null, "also write the results as JSON to FILE (server: its CPU time)")
+            .option((char) 0, "rate", "RATE", null,
+                    "client: pace the posts to RATE bit/s (k, m, g: x1000), e.g. 80m; default: no pacing")
+            .flag((char) 0, "fct", "client: report every message's completion time (post to completion) in the JSON")
+            .option((char) 0, "window", "PACKETS", null, "soft RNIC: requester window, 8..4096 packets (default 128)")
+            .option((char) 0, "retry", "N", null, "QP retry count 0..7 (default 7)")
+            .option((char) 0, "ack-timeout", "EXP", null, "QP ACK timeout 4.096 us x 2^EXP, EXP 1..31 (default 14: 67 ms)");
 
     /**
      * @param a parsed command line (not a help request)
@@ -116,11 +134,60 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             throw new IllegalArgumentException("--provider must be soft or disni: " + provider);
         }
         String jsonFile = a.value("json-file");
-        return new BenchOptions(host, a.intValue("port", 1, 65535), op, sizes, a.intValue("iters", 1, 100_000_000),
+        long rate = 0;
+        if (a.value("rate") != null) {
+            if (host == null) {
+                throw new IllegalArgumentException("--rate paces the client's posts: give it to the client (with a HOST)");
+            }
+            rate = Units.parseRate(a.value("rate"), "--rate");
+            if (rate > MAX_RATE) {
+                throw new IllegalArgumentException("--rate must be at most 1000g: " + a.value("rate"));
+            }
+        }
+        int iterations = a.intValue("iters", 1, 100_000_000);
+        boolean perMessage = a.flag("fct");
+        if (perMessage && (host == null || sizes.size() * (long) iterations > MAX_FCT_MESSAGES)) {
+            throw new IllegalArgumentException("--fct is for the client and at most " + MAX_FCT_MESSAGES
+                    + " messages (sizes x -n)");
+        }
+        if (a.has("window") && provider != null && !provider.equals("soft")) {
+            throw new IllegalArgumentException("--window sets the soft RNIC's requester window: not with --provider " + provider);
+        }
+        return new BenchOptions(host, a.intValue("port", 1, 65535), op, sizes, iterations,
                 a.size("max-bytes", 1, 1L << 40), paths, a.intValue("tx-depth", 1, 1024), a.value("policy"),
                 a.value("cc"), provider, a.value("device"), List.copyOf(vnics), a.intValue("udp-port", 0, 65535),
                 a.flag("report_gbits"), a.flag("json"), jsonFile == null ? null : Path.of(jsonFile),
-                a.intValue("wait", 1, 86_400));
+                a.intValue("wait", 1, 86_400), rate, perMessage,
+                a.has("window") ? a.intValue("window", 8, 4096) : 0,
+                a.has("retry") ? a.intValue("retry", 0, 7) : -1,
+                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1);
+    }
+
+    /**
+     * @param size a message size
+     * @param index a message's number in its run, from 0
+     * @return how long after the run's first post message {@code index} may be posted under
+     *     {@code --rate} (0 without pacing)
+     */
+    public long postOffsetNanos(int size, long index) {
+        if (rateBitsPerSecond == 0) {
+            return 0;
+        }
+        return (long) (index * (size * 8.0 * 1e9 / rateBitsPerSecond));
+    }
+
+    /**
+     * The server's view: the client's operation and sizes, this side's other settings.
+     *
+     * @param clientOp operation the client announced
+     * @param clientSizes sizes the client announced
+     * @param localVnics vNICs this side uses
+     * @return the options to show in the server's header
+     */
+    BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, List<InetAddress> localVnics) {
+        return new BenchOptions(null, port, clientOp, clientSizes, iterations, maxBytes, localVnics.size(), txDepth, policy,
+                cc, provider, device, localVnics, udpPort, reportGbits, json, jsonFile, waitSeconds, 0, false,
+                windowPackets, retryCount, ackTimeout);
     }
 
     /** @return true on the client side (a host was given) */

@@ -44,8 +44,9 @@ final class BenchReport {
                 r.msgRateMpps());
     }
 
-    static String json(BenchOptions o, BenchEndpoint e, List<BenchResult> rows) {
+    static String json(BenchOptions o, BenchEndpoint e, List<BenchResult> rows, List<ChunkStatsReader.PathChunks> chunks) {
         StringBuilder sb = new StringBuilder("{\n");
+        sb.append("  \"side\": \"client\",\n");
         sb.append("  \"test\": \"").append(o.op().name().toLowerCase(Locale.ROOT)).append("\",\n");
         sb.append("  \"provider\": \"").append(e.provider).append("\",\n");
         sb.append("  \"device\": \"").append(escape(e.device)).append("\",\n");
@@ -53,15 +54,74 @@ final class BenchReport {
         sb.append("  \"load_balancer\": \"").append(escape(e.options.loadBalancer())).append("\",\n");
         sb.append("  \"congestion_avoidance\": \"").append(escape(e.options.congestionAvoidance())).append("\",\n");
         sb.append("  \"tx_depth\": ").append(o.txDepth()).append(",\n");
+        sb.append("  \"rate_bps\": ").append(o.rateBitsPerSecond()).append(",\n");
         sb.append("  \"unit\": \"").append(o.unit()).append("\",\n");
         sb.append("  \"results\": [");
         for (int i = 0; i < rows.size(); i++) {
             BenchResult r = rows.get(i);
             sb.append(i == 0 ? "\n" : ",\n").append(String.format(Locale.ROOT,
-                    "    {\"bytes\": %d, \"iterations\": %d, \"bw_peak\": %.4f, \"bw_average\": %.4f, \"msg_rate_mpps\": %.6f}",
-                    r.bytes(), r.iterations(), r.peak(), r.average(), r.msgRateMpps()));
+                    "    {\"bytes\": %d, \"iterations\": %d, \"bw_peak\": %.4f, \"bw_average\": %.4f, "
+                            + "\"msg_rate_mpps\": %.6f, \"seconds\": %.6f, \"cpu\": %s",
+                    r.bytes(), r.iterations(), r.peak(), r.average(), r.msgRateMpps(), r.seconds(), cpuJson(r.cpu())));
+            if (r.fctSeconds().length > 0) {
+                sb.append(", \"fct_s\": [");
+                for (int k = 0; k < r.fctSeconds().length; k++) {
+                    sb.append(k == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.6f", r.fctSeconds()[k]));
+                }
+                sb.append(']');
+            }
+            sb.append('}');
         }
-        return sb.append("\n  ]\n}\n").toString();
+        sb.append("\n  ]");
+        if (!chunks.isEmpty()) {
+            sb.append(",\n  \"chunk_stats\": [");
+            for (int i = 0; i < chunks.size(); i++) {
+                ChunkStatsReader.PathChunks p = chunks.get(i);
+                sb.append(i == 0 ? "\n" : ",\n").append(String.format(Locale.ROOT,
+                        "    {\"path\": %d, \"phase\": \"%s\", \"safe_chunk_bytes\": %d, \"max_completed_chunk_bytes\": %d, "
+                                + "\"avg_completed_chunk_bytes\": %d, \"chunks_completed\": %d, \"losses\": %d}",
+                        p.path(), escape(p.phase()), p.safeBytes(), p.maxCompletedBytes(), p.avgCompletedBytes(),
+                        p.completed(), p.losses()));
+            }
+            sb.append("\n  ]");
+        }
+        return sb.append("\n}\n").toString();
+    }
+
+    /**
+     * The server's JSON: its CPU time from the client's HELLO to its DONE (the transfer, seen from
+     * the passive side).
+     */
+    static String serverJson(BenchOptions shown, BenchEndpoint e, double seconds, CpuUsage cpu) {
+        return "{\n  \"side\": \"server\",\n  \"test\": \"" + shown.op().name().toLowerCase(Locale.ROOT) + "\",\n"
+                + "  \"provider\": \"" + e.provider + "\",\n  \"paths\": " + e.vnics.size() + ",\n"
+                + String.format(Locale.ROOT, "  \"seconds\": %.6f,\n", seconds) + "  \"cpu\": " + cpuJson(cpu) + "\n}\n";
+    }
+
+    static String cpuJson(CpuUsage c) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                "{\"process_s\": %.4f, \"bench_thread_s\": %.4f, \"virtuoso_threads_s\": %.4f, \"by_role_s\": {",
+                c.processSeconds(), c.benchThreadSeconds(), c.virtuosoSeconds()));
+        int i = 0;
+        for (var en : c.virtuosoThreadSeconds().entrySet()) {
+            sb.append(i++ == 0 ? "" : ", ").append('"').append(escape(en.getKey())).append("\": ")
+                    .append(String.format(Locale.ROOT, "%.4f", en.getValue()));
+        }
+        return sb.append("}}").toString();
+    }
+
+    /** The table's footer: CPU time per size and, under cc-chunkprobe, the chunk sizes per path. */
+    static void cpuAndChunks(PrintStream out, List<BenchResult> rows, List<ChunkStatsReader.PathChunks> chunks) {
+        for (BenchResult r : rows) {
+            out.printf(Locale.ROOT, " CPU %d B x %d: process %.3f s, virtuoso threads %.3f s (%s), bench thread %.3f s%n",
+                    r.bytes(), r.iterations(), r.cpu().processSeconds(), r.cpu().virtuosoSeconds(),
+                    r.cpu().rolesText(), r.cpu().benchThreadSeconds());
+        }
+        for (ChunkStatsReader.PathChunks p : chunks) {
+            out.printf(Locale.ROOT, " cc-chunkprobe path %d: %s, safe %d B, max %d B, avg %d B, %d chunks, %d losses%n",
+                    p.path(), p.phase(), p.safeBytes(), p.maxCompletedBytes(), p.avgCompletedBytes(), p.completed(),
+                    p.losses());
+        }
     }
 
     static void writeJson(Path file, String json) throws IOException {

@@ -1,5 +1,7 @@
 package dev.virtuoso.commands.bench;
 
+import java.util.Map;
+
 /**
  * One row of the bench table.
  *
@@ -9,8 +11,15 @@ package dev.virtuoso.commands.bench;
  *     completions, in the report's unit
  * @param average bytes over the time from the first post to the last completion, in the report's unit
  * @param msgRateMpps messages per second, millions
+ * @param seconds time from the first post to the last completion
+ * @param cpu CPU time spent from the first post to the last completion
+ * @param fctSeconds with {@code --fct}: each message's time from its post to its completion, in
+ *     posting order; otherwise empty (owned by the row: do not modify)
  */
-public record BenchResult(int bytes, int iterations, double peak, double average, double msgRateMpps) {
+public record BenchResult(int bytes, int iterations, double peak, double average, double msgRateMpps, double seconds,
+        CpuUsage cpu, double[] fctSeconds) {
+
+    private static final CpuUsage NO_CPU = new CpuUsage(-1, -1, Map.of());
 
     /**
      * Computes a row from completion times.
@@ -19,9 +28,25 @@ public record BenchResult(int bytes, int iterations, double peak, double average
      * @param size message size
      * @param startNanos time of the first post
      * @param completionNanos time of each completion, in order
-     * @return the row
+     * @return the row, without CPU times and per-message times
      */
     static BenchResult of(BenchOptions o, int size, long startNanos, long[] completionNanos) {
+        return of(o, size, startNanos, completionNanos, NO_CPU, new double[0]);
+    }
+
+    /**
+     * Computes a row from completion times.
+     *
+     * @param o the options (unit, tx depth)
+     * @param size message size
+     * @param startNanos time of the first post
+     * @param completionNanos time of each completion, in order
+     * @param cpu CPU time over the same span
+     * @param fctSeconds each message's post-to-completion time, or empty
+     * @return the row
+     */
+    static BenchResult of(BenchOptions o, int size, long startNanos, long[] completionNanos, CpuUsage cpu,
+            double[] fctSeconds) {
         int n = completionNanos.length;
         double seconds = (completionNanos[n - 1] - startNanos) / 1e9;
         double average = o.bandwidth((double) size * n, seconds);
@@ -33,6 +58,6 @@ public record BenchResult(int bytes, int iterations, double peak, double average
                 peak = Math.max(peak, o.bandwidth((double) size * w, dt / 1e9));
             }
         }
-        return new BenchResult(size, n, peak, average, seconds <= 0 ? 0 : n / seconds / 1e6);
+        return new BenchResult(size, n, peak, average, seconds <= 0 ? 0 : n / seconds / 1e6, seconds, cpu, fctSeconds);
     }
 }

@@ -37,6 +37,8 @@ final class BenchServer {
             e.attach(c);
             c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
             MpCompletion hello = e.awaitControl(MpOpcode.RECV);
+            CpuUsage.Snapshot cpuStart = CpuUsage.Snapshot.now();
+            long start = System.nanoTime();
             BenchProtocol.Hello h = BenchProtocol.readHello(e.incoming(), (int) hello.byteLength());
             int max = h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1);
             e.attachData(max);
@@ -50,11 +52,11 @@ final class BenchServer {
                 c.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
             }
             c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
-            BenchOptions shown = new BenchOptions(null, o.port(), h.op(), h.sizes(), o.iterations(), o.maxBytes(),
-                    e.vnics.size(), o.txDepth(), o.policy(), o.cc(), o.provider(), o.device(), e.vnics, o.udpPort(),
-                    o.reportGbits(), o.json(), o.jsonFile(), o.waitSeconds());
+            BenchOptions shown = o.asServerOf(h.op(), h.sizes(), e.vnics);
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
             long received = serve(c, h, expected, rxDepth, max, e);
+            CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
+            double seconds = (System.nanoTime() - start) / 1e9;
             if (h.op() == BenchOptions.Op.SEND) {
                 c.postSend(5, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
                 e.awaitControl(MpOpcode.SEND);
@@ -66,7 +68,12 @@ final class BenchServer {
                 out.printf(Locale.ROOT, " served %s until the client's DONE; sizes %s x iterations %s%n", h.op().title(),
                         h.sizes(), h.iterations());
             }
+            out.printf(Locale.ROOT, " CPU from HELLO to DONE (%.3f s): process %.3f s, virtuoso threads %.3f s (%s)%n", seconds,
+                    cpu.processSeconds(), cpu.virtuosoSeconds(), cpu.rolesText());
             out.println(BenchReport.RULE);
+            if (o.jsonFile() != null) {
+                BenchReport.writeJson(o.jsonFile(), BenchReport.serverJson(shown, e, seconds, cpu));
+            }
         }
     }
 

@@ -57,4 +57,42 @@ class BenchOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> parse("h1", "h2"));
         assertThrows(IllegalArgumentException.class, () -> parse("-n", "0"));
     }
+
+    @Test
+    void rateFctWindowRetryAndAckTimeoutAreParsedAndChecked() {
+        BenchOptions o = parse("-s", "256K", "-n", "10", "--rate", "80m", "--fct", "--window", "512", "--retry", "1",
+                "--ack-timeout", "12", "h");
+        assertEquals(80_000_000L, o.rateBitsPerSecond());
+        assertTrue(o.perMessage());
+        assertEquals(512, o.windowPackets());
+        assertEquals(1, o.retryCount());
+        assertEquals(12, o.ackTimeout());
+        // 256 KiB at 80 Mbit/s: one message every 26.2144 ms
+        assertEquals(0, o.postOffsetNanos(256 << 10, 0));
+        assertEquals(262_144_000L, o.postOffsetNanos(256 << 10, 10));
+        BenchOptions unpaced = parse("h");
+        assertEquals(0, unpaced.rateBitsPerSecond());
+        assertEquals(0, unpaced.postOffsetNanos(1 << 20, 1000));
+        assertEquals(0, unpaced.windowPackets());
+        assertEquals(-1, unpaced.retryCount());
+        assertEquals(-1, unpaced.ackTimeout());
+        assertEquals(1_500_000L, parse("--rate", "1.5m", "h").rateBitsPerSecond());
+    }
+
+    @Test
+    void rejectsBadPacingAndTransportValues() {
+        assertThrows(IllegalArgumentException.class, () -> parse("--rate", "fast", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--rate", "0", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--rate", "-5m", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--rate", "2000g", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--rate", "80m"), "the server does not post");
+        assertThrows(IllegalArgumentException.class, () -> parse("--fct"), "the server has no message times");
+        assertThrows(IllegalArgumentException.class, () -> parse("--fct", "-n", "200000", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--window", "4", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--window", "5000", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--window", "64", "--provider", "disni", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--retry", "8", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--ack-timeout", "0", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--ack-timeout", "32", "h"));
+    }
 }

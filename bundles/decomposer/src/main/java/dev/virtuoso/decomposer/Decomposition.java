@@ -44,8 +44,9 @@ public interface Decomposition extends AutoCloseable {
     /**
      * Advances the clock ({@link PathStateView#nowNanos()}), applies the failover timeout and
      * re-enables placement that waited. Call once per duty cycle before the other methods. The
-     * failover timeout runs while messages are unfinished and no path is healthy
-     * ({@link PathTable#anyHealthy()}); when it expires every unfinished message fails with
+     * failover timeout runs while messages are unfinished and no path is both healthy
+     * ({@link PathTable#anyHealthy()}) and usable by the policy view (e.g. a path monitor keeping a
+     * recovered path on probation); when it expires every unfinished message fails with
      * {@link MpStatus#PATH_FAILURE} and {@link DecompositionCounters#failoverTimeouts()} grows.
      *
      * @param nowNanos {@link System#nanoTime()}

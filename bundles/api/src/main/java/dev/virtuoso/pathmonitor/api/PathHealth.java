@@ -8,7 +8,10 @@ public enum PathHealth {
     STALLED,
     /** Up, but too many consecutive errors; paused until the error cooldown has passed. */
     ERRORS,
-    /** The core reported the path RECOVERING (QP failed, being re-created). */
+    /**
+     * The core reported the path RECOVERING (QP failed, being re-created), or reported it UP again
+     * and it is on probation until a probe flow on it succeeded (failback).
+     */
     RECOVERING,
     /** The core reported the path DOWN (removed or administratively disabled), or never added. */
     DOWN

@@ -95,7 +95,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
     public void tick(long nowNanos) {
         now = nowNanos;
         paths.clock(nowNanos);
-        if (paths.anyHealthy() || msgs.inUse() == 0) {
+        if ((paths.anyHealthy() && anyUsable()) || msgs.inUse() == 0) {
             pathlessSince = -1;
         } else if (pathlessSince < 0) {
             pathlessSince = nowNanos;
@@ -159,6 +159,12 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
 
     /** @return bytes posted as one chunk of message {@code m} at {@code off}, or -1 if none */
     private long placeChunk(int m, long off, long rem) {
+        if (rem == 0) {
+            // a zero-length SEND carries no bytes to balance and a policy may decline to place
+            // nothing (lb-adaptive does): any usable path with room takes it
+            int p = builtinLb.pick();
+            return p >= 0 && hasRoom(p) && post(m, p, off, 0) ? 0 : -1;
+        }
         int attempts = Math.max(1, paths.pathCount());
         for (int a = 0; a < attempts; a++) {
             placement.clear();
@@ -450,6 +456,15 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
     @Override
     public boolean open(int path) {
         return usable(path) && hasRoom(path);
+    }
+
+    private boolean anyUsable() {
+        for (int p = 0; p < paths.pathCount(); p++) {
+            if (usable(p)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean usable(int p) {

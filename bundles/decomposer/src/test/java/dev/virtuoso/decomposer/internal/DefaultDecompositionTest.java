@@ -24,6 +24,7 @@ import dev.virtuoso.decomposer.PathTable;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.policy.LoadBalancerSession;
+import dev.virtuoso.spi.policy.PathStateView;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
@@ -181,6 +182,27 @@ class DefaultDecompositionTest {
     }
 
     @Test
+    void zeroLengthSendIsPostedEvenWhenThePolicyDeclinesToPlaceNothing() {
+        PinnedSession declinesEmpty = new PinnedSession(1) {
+            @Override
+            public boolean place(long messageId, long remainingBytes, ChunkPlacement out) {
+                return remainingBytes > 0 && super.place(messageId, remainingBytes, out);
+            }
+        };
+        d.loadBalancer(declinesEmpty);
+        d.submit(spec.sendSmall(2, 0, 1, 0, 5));
+        d.submit(spec.sendSmall(3, 0, 1, 10, 6));
+        d.schedule();
+        assertEquals(2, transport.posted.size(), "the empty SEND must not block the one behind it");
+        assertEquals(0, transport.posted.get(0).length());
+        for (RecordingTransport.Chunk c : transport.take()) {
+            complete(c, IbvWcStatus.SUCCESS);
+        }
+        assertEquals(2, done.size());
+        assertTrue(done.stream().allMatch(x -> x.status() == MpStatus.SUCCESS));
+    }
+
+    @Test
     void chunksOfAFailedPathArePostedAgainElsewhere() {
         d.submit(spec.write(1, 0, 1, 6 * MIB, 0, 2));
         d.schedule();
@@ -230,6 +252,72 @@ class DefaultDecompositionTest {
         d.tick(clock += 500_000_000L);
         d.tick(clock += 600_000_000L);
         assertTrue(done.isEmpty(), "timeout counts from the first pathless tick");
+        d.tick(clock += 500_000_000L);
+        assertEquals(1, done.size());
+        assertEquals(MpStatus.PATH_FAILURE, done.get(0).status());
+    }
+
+    @Test
+    void pathsUpButUnusableInThePolicyViewAlsoRunTheFailoverTimeout() {
+        // e.g. a path monitor keeping every recovered path on probation while probes keep failing
+        boolean[] usable = {true};
+        d.policyView(new PathStateView() {
+            @Override
+            public int pathCount() {
+                return paths.pathCount();
+            }
+
+            @Override
+            public boolean usable(int path) {
+                return usable[0];
+            }
+
+            @Override
+            public long inFlightBytes(int path) {
+                return paths.inFlightBytes(path);
+            }
+
+            @Override
+            public int inFlightChunks(int path) {
+                return paths.inFlightChunks(path);
+            }
+
+            @Override
+            public double probedCapacity(int path) {
+                return 0;
+            }
+
+            @Override
+            public double estimatedRate(int path) {
+                return 0;
+            }
+
+            @Override
+            public long smoothedLatencyNanos(int path) {
+                return 0;
+            }
+
+            @Override
+            public long completedBytes(int path) {
+                return paths.completedBytes(path);
+            }
+
+            @Override
+            public int consecutiveErrors(int path) {
+                return 0;
+            }
+
+            @Override
+            public long nowNanos() {
+                return clock;
+            }
+        });
+        usable[0] = false;
+        d.submit(spec.write(1, 0, 1, 2 * MIB, 0, 2));
+        assertEquals(0, d.schedule(), "nothing placed on unusable paths");
+        d.tick(clock += 600_000_000L);
+        d.tick(clock += 600_000_000L);
+        assertTrue(done.isEmpty());
         d.tick(clock += 500_000_000L);
         assertEquals(1, done.size());
         assertEquals(MpStatus.PATH_FAILURE, done.get(0).status());
@@ -322,7 +410,7 @@ class DefaultDecompositionTest {
     }
 
     /** A load balancer that always names one path and can be made to throw. */
-    private static final class PinnedSession implements LoadBalancerSession {
+    private static class PinnedSession implements LoadBalancerSession {
         final int path;
         int calls;
         boolean fail;

@@ -13,10 +13,16 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
 /**
  * The path monitor of one connection. Engine-thread state lives in one {@link PathRecord} per
  * path; the array grows (the only allocation) when a path is added.
+ *
+ * <p>Failback with probing: a path reported UP again after RECOVERING is on probation (health
+ * {@link PathHealth#RECOVERING}, not usable) until a probe flow on it succeeds; a failed flow is
+ * retried after the error cooldown. Without a scratch region (no probing) it rejoins at once.
  */
 final class ConnectionPathMonitor implements PathMonitor {
     private static final long HOUSEKEEPING_NANOS = 1_000_000L;
     private static final int STALL_DRAIN_FACTOR = 4;
+    /** Most a probe's dispersion estimate may exceed its elapsed-time rate (see flowCapacity). */
+    static final double ACK_COMPRESSION_FACTOR = 3;
 
     private final String connectionId;
     private final MonitorSettings settings;
@@ -168,6 +174,7 @@ final class ConnectionPathMonitor implements PathMonitor {
         PathState old = r.state;
         r.state = state;
         if (state == PathState.UP && old != PathState.UP) {
+            r.probation = probeWrBytes > 0;
             r.consecutiveErrors = 0;
             r.pausedUntilNanos = now;
             r.cooldownNanos = settings.errorCooldownNanos();
@@ -219,7 +226,7 @@ final class ConnectionPathMonitor implements PathMonitor {
         for (int i = 0; i < ps.length; i++) {
             int p = (probeCursor + i) % ps.length;
             PathRecord r = ps[p];
-            if (r.probe == PathRecord.Probe.PENDING && health(r) == PathHealth.HEALTHY
+            if (r.probe == PathRecord.Probe.PENDING && mayProbe(r)
                     && (settings.probeParallelPaths() == 0 || runningProbes < settings.probeParallelPaths())) {
                 startProbe(r);
             }
@@ -345,6 +352,9 @@ final class ConnectionPathMonitor implements PathMonitor {
         if (r.state == PathState.DOWN) {
             return PathHealth.DOWN;
         }
+        if (r.probation) {
+            return PathHealth.RECOVERING;
+        }
         if (r.consecutiveErrors >= settings.errorThreshold() && now - r.pausedUntilNanos < 0) {
             return PathHealth.ERRORS;
         }
@@ -352,6 +362,15 @@ final class ConnectionPathMonitor implements PathMonitor {
             return PathHealth.STALLED;
         }
         return PathHealth.HEALTHY;
+    }
+
+    /** A healthy path may be probed; so may a path on probation once its error cooldown passed. */
+    private boolean mayProbe(PathRecord r) {
+        if (r.probation) {
+            return r.state == PathState.UP
+                    && (r.consecutiveErrors < settings.errorThreshold() || now - r.pausedUntilNanos >= 0);
+        }
+        return health(r) == PathHealth.HEALTHY;
     }
 
     /** A slow path draining a big backlog is not stalled: allow several drain times. */
@@ -433,10 +452,11 @@ final class ConnectionPathMonitor implements PathMonitor {
         } else {
             r.probedCapacity = flowCapacity(r);
             r.probesCompleted++;
+            r.probation = false;
         }
         r.nextPeriodicProbeNanos = now + settings.probeIntervalNanos();
         r.probe = PathRecord.Probe.IDLE;
-        if (r.probeAgain && r.state == PathState.UP) {
+        if ((r.probeAgain || r.probation) && r.state == PathState.UP) {
             r.probeAgain = false;
             r.probe = PathRecord.Probe.PENDING;
         }
@@ -447,13 +467,21 @@ final class ConnectionPathMonitor implements PathMonitor {
      * the first and the last completion (packet-train dispersion: excludes the round trip and any
      * data queued ahead of the flow); the whole flow over its elapsed time when the completions
      * were not spread.
+     *
+     * <p>The dispersion is capped at {@value #ACK_COMPRESSION_FACTOR} times the flow's elapsed-time
+     * rate (bytes over the time from the flow's start to its last completion, a lower bound of the
+     * capacity since every byte crossed the path in that time): ACKs held up behind the peer's
+     * traffic in the reverse direction (e.g. both sides probing at connect) arrive bunched and
+     * would otherwise read as a capacity far above the path's.
      */
     private static double flowCapacity(PathRecord r) {
+        long elapsed = Math.max(1, r.probeLastDoneNanos - r.probeStartNanos);
+        double lowerBound = r.probeBytesDone * 1e9 / elapsed;
         long spread = r.probeLastDoneNanos - r.probeFirstDoneNanos;
         if (r.probeWrsDone >= 2 && spread > 0) {
-            return (r.probeBytesDone - r.probeFirstBytes) * 1e9 / spread;
+            double dispersion = (r.probeBytesDone - r.probeFirstBytes) * 1e9 / spread;
+            return Math.min(dispersion, ACK_COMPRESSION_FACTOR * lowerBound);
         }
-        long elapsed = Math.max(1, r.probeLastDoneNanos - r.probeStartNanos);
-        return r.probeBytesDone * 1e9 / elapsed;
+        return lowerBound;
     }
 }

@@ -42,6 +42,11 @@ final class PathRecord {
     double probedCapacity;
 
     Probe probe = Probe.IDLE;
+    /**
+     * Failback: the path came back UP and is not placed on until a probe flow succeeded on it
+     * (reported {@link PathHealth#RECOVERING} meanwhile).
+     */
+    boolean probation;
     boolean probeAgain;
     boolean probeFailed;
     int probeWrsToIssue;

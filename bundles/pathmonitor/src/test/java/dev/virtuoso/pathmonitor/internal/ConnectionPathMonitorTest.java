@@ -73,6 +73,29 @@ class ConnectionPathMonitorTest {
     }
 
     @Test
+    void bunchedAcksDoNotInflateTheProbedCapacity() {
+        // a 25 MB/s path whose ACKs wait 200 ms behind reverse traffic and then arrive together
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.tick(0);
+        m.onPathAdded(0);
+        ProbeRequest req = new ProbeRequest();
+        int wrs = 0;
+        while (m.nextProbe(req)) {
+            wrs++;
+        }
+        assertEquals(4, wrs);
+        for (int i = 0; i < wrs; i++) {
+            long t = 221 * MS + i * 100_000L;
+            m.tick(t);
+            m.onProbeCompleted(0, 128 * KIB, t, ChunkOutcome.SUCCESS);
+        }
+        double elapsedRate = 512 * KIB * 1e9 / (221 * MS + 300_000L);
+        assertTrue(m.probedCapacity(0) <= ConnectionPathMonitor.ACK_COMPRESSION_FACTOR * elapsedRate + 1,
+                "capped: " + m.probedCapacity(0));
+        assertTrue(m.probedCapacity(0) >= elapsedRate, "at least what the flow showed: " + m.probedCapacity(0));
+    }
+
+    @Test
     void withoutScratchNothingIsProbed() {
         ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
         m.onPathAdded(0);
@@ -212,7 +235,7 @@ class ConnectionPathMonitorTest {
     }
 
     @Test
-    void recoveringPathLeavesPlacementAndIsReprobedWhenUp() {
+    void recoveringPathLeavesPlacementAndRejoinsOnlyAfterASuccessfulProbe() {
         ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
         m.onPathAdded(0);
         ProbeRequest req = new ProbeRequest();
@@ -232,10 +255,38 @@ class ConnectionPathMonitorTest {
         assertEquals(1, m.statistics(0, new PathStatistics()).probesFailed);
         assertFalse(m.nextProbe(req), "no probe while recovering");
         m.onPathState(0, PathState.UP);
-        assertTrue(m.usable(0));
+        assertFalse(m.usable(0), "on probation until probed");
+        assertEquals(PathHealth.RECOVERING, m.health(0));
         assertEquals(0, m.consecutiveErrors(0));
         assertTrue(m.nextProbe(req), "re-probed on failback");
+        m.tick(20 * MS);
+        // the first flow fails: still not usable, a new flow is planned
+        m.onProbeCompleted(0, 128 * KIB, 1 * MS, ChunkOutcome.ERROR);
+        assertFalse(m.usable(0));
+        assertEquals(2, m.statistics(0, new PathStatistics()).probesFailed);
+        int wrs = 0;
+        while (m.nextProbe(req)) {
+            wrs++;
+        }
+        assertEquals(4, wrs, "a new 512 KiB flow after the failed one");
+        for (int i = 0; i < wrs; i++) {
+            m.tick(30 * MS + i * MS);
+            assertFalse(m.usable(0), "not before the whole flow completed");
+            m.onProbeCompleted(0, 128 * KIB, 5 * MS, ChunkOutcome.SUCCESS);
+        }
+        assertTrue(m.usable(0), "rejoins after a successful flow");
+        assertEquals(PathHealth.HEALTHY, m.health(0));
+        assertTrue(m.probedCapacity(0) > 0);
         assertEquals(0, m.unexpectedCompletions());
+    }
+
+    @Test
+    void withoutProbingAPathRejoinsAtOnce() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
+        m.onPathAdded(0);
+        m.onPathState(0, PathState.RECOVERING);
+        m.onPathState(0, PathState.UP);
+        assertTrue(m.usable(0));
     }
 
     @Test

@@ -23,6 +23,7 @@ import dev.virtuoso.api.MultipathConnector;
 import dev.virtuoso.api.MultipathListener;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.decomposer.Decomposer;
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
 import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
 import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
@@ -38,13 +39,18 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * provider that goes away are disconnected, sessions of a policy that goes away move to the
  * fallback. Stopping the component disconnects every connection it created. Established
  * connections are published as {@link MultipathConnection} services with
- * {@value ConnectionPublisher#ID_PROPERTY}.
+ * {@value ConnectionPublisher#ID_PROPERTY}. A {@link PathMonitorFactory} is used when one is
+ * registered (optional, dynamic, greedy): new connections get a monitor from it; when it goes away,
+ * connections using its monitors move back to the core's own path view before the unbind returns
+ * (bounded by {@value #MONITOR_DETACH_TIMEOUT_MILLIS} ms).
  */
 @Component(service = MultipathConnector.class, configurationPid = ConnectorComponent.PID)
 @Designate(ocd = ConnectorComponent.Config.class)
 public final class ConnectorComponent implements MultipathConnector {
     /** Configuration PID. */
     public static final String PID = "dev.virtuoso.qpmanager";
+    /** Longest wait in the monitor factory's unbind for the connections to stop using it. */
+    static final long MONITOR_DETACH_TIMEOUT_MILLIS = 2000;
 
     /** Connector-wide defaults (per-connection settings come with each call's options). */
     @ObjectClassDefinition(name = "Virtuoso QP manager", description = "Defaults of the multipath connector")
@@ -82,6 +88,7 @@ public final class ConnectorComponent implements MultipathConnector {
     private Reassembler reassembler;
 
     private volatile Connector connector;
+    private volatile PathMonitorFactory monitors;
     private ConnectionPublisher publisher;
 
     static CoreSettings settings(Config c) {
@@ -92,6 +99,7 @@ public final class ConnectorComponent implements MultipathConnector {
     @Activate
     void activate(Config config, BundleContext context) {
         Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings(config));
+        c.pathMonitors(monitors);
         if (config.publishConnections()) {
             publisher = new ConnectionPublisher(context);
             c.observer(publisher);
@@ -130,6 +138,26 @@ public final class ConnectorComponent implements MultipathConnector {
         Connector c = connector;
         if (c != null) {
             c.providerGone(p);
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "removePathMonitors")
+    void addPathMonitors(PathMonitorFactory f) {
+        monitors = f;
+        Connector c = connector;
+        if (c != null) {
+            c.pathMonitors(f);
+        }
+    }
+
+    void removePathMonitors(PathMonitorFactory f) {
+        if (monitors == f) {
+            monitors = null;
+        }
+        Connector c = connector;
+        if (c != null) {
+            c.pathMonitorsGone(f, MONITOR_DETACH_TIMEOUT_MILLIS);
         }
     }
 

@@ -10,9 +10,11 @@ import java.util.concurrent.TimeUnit;
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.PathStats;
 import dev.virtuoso.decomposer.internal.DecomposerComponent;
 import dev.virtuoso.policy.cc.chunkprobe.ChunkProbePolicy;
 import dev.virtuoso.policy.cc.fixed.FixedChunkPolicy;
+import dev.virtuoso.pathmonitor.internal.PathMonitorService;
 import dev.virtuoso.policy.lb.adaptive.AdaptivePolicy;
 import dev.virtuoso.policy.lb.proportional.ProportionalPolicy;
 import dev.virtuoso.policy.lb.roundrobin.RoundRobinPolicy;
@@ -71,6 +73,9 @@ final class BenchPair implements AutoCloseable {
         policies.add(ChunkProbePolicy.NAME, chunkProbe);
         connector = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(), policies,
                 CoreSettings.DEFAULTS);
+        // the real path monitor (built-in defaults): probes every path at connect, so lb-proportional
+        // splits by probed capacity
+        connector.pathMonitors(new PathMonitorService());
         listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 options.toBuilder().device("b").build());
         client = connector.connect(listener.localAddress(), options.toBuilder().device("a").build());
@@ -78,6 +83,25 @@ final class BenchPair implements AutoCloseable {
         if (server == null) {
             throw new IllegalStateException("server side did not accept within 10 s");
         }
+        awaitProbes();
+    }
+
+    /**
+     * Waits (at most 10 s) until the path monitor has probed every path, so that the first
+     * requests are already split by probed capacity; the stream would start anyway after that.
+     */
+    private void awaitProbes() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<PathStats> s = client.pathStats();
+        while (s.stream().anyMatch(p -> p.probedCapacity() <= 0) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            s = client.pathStats();
+        }
+        StringBuilder line = new StringBuilder("  probed at connect (Mbit/s):");
+        for (PathStats p : s) {
+            line.append(String.format(java.util.Locale.ROOT, " %.1f", p.probedCapacity() * 8 / 1e6));
+        }
+        System.out.println(line);
     }
 
     /** @param path path slot @param spec new link spec text (rate change) */

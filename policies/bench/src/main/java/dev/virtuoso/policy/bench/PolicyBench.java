@@ -78,9 +78,10 @@ public final class PolicyBench {
                     r.requestsCompleted(), r.requestsFailed(), r.undrained(), r.mismatches(), r.bytesVerified(),
                     r.firstFailure() == null ? "" : ", first failure " + r.firstFailure());
             for (PathStats p : pair.client.pathStats()) {
-                System.out.printf(Locale.ROOT, "  path %d %s: %d bytes, %d chunks ok, %d failed, est %.1f Mbit/s%n",
+                System.out.printf(Locale.ROOT,
+                        "  path %d %s: %d bytes, %d chunks ok, %d failed, est %.1f Mbit/s, probed %.1f Mbit/s%n",
                         p.pathId(), p.state(), p.bytesCompleted(), p.chunksCompleted(), p.chunksFailed(),
-                        p.estimatedRate() * 8 / 1e6);
+                        p.estimatedRate() * 8 / 1e6, p.probedCapacity() * 8 / 1e6);
             }
             return r;
         }

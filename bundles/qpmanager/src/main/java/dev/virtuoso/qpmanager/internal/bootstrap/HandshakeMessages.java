@@ -20,6 +20,8 @@ public final class HandshakeMessages {
     static final int MAX_SLOTS = 1 << 16;
     /** Largest slot a peer may announce. */
     static final int MAX_SLOT_BYTES = 1 << 20;
+    /** Largest probe scratch region a peer may announce. */
+    public static final int MAX_SCRATCH_BYTES = 1 << 20;
 
     private HandshakeMessages() {
     }
@@ -71,10 +73,67 @@ public final class HandshakeMessages {
         }
     }
 
-    /** What the reassembler of one side needs to know of the other, and the side's MTU. */
-    public record ReceiveParams(int maxReceives, int slots, int slotBytes, int mtu) {
+    /**
+     * A side's probe scratch region: where the peer's path monitor may RDMA WRITE capacity probes.
+     * Its content is never read. {@code length == 0} (with address and rkey 0) means none.
+     */
+    public record ScratchRegion(long address, int rkey, int length) {
+        /** No scratch region: the peer does not probe this side. */
+        public static final ScratchRegion NONE = new ScratchRegion(0, 0, 0);
+
+        public void encode(ByteBuffer out) {
+            out.putLong(address).putInt(rkey).putInt(length);
+        }
+
+        /**
+         * @throws ProtocolException if the length exceeds {@link #MAX_SCRATCH_BYTES}, the range
+         *     wraps around the address space, or an empty region carries an address or key
+         */
+        public static ScratchRegion decode(ByteBuffer in) throws ProtocolException {
+            Fields.need(in, 16);
+            long address = in.getLong();
+            int rkey = in.getInt();
+            int length = in.getInt();
+            if (length < 0 || length > MAX_SCRATCH_BYTES) {
+                throw new ProtocolException("scratch length out of range [0, " + MAX_SCRATCH_BYTES + "]: " + length);
+            }
+            if (length == 0) {
+                if (address != 0 || rkey != 0) {
+                    throw new ProtocolException("empty scratch region with an address or key");
+                }
+                return NONE;
+            }
+            if (Long.compareUnsigned(address, -1L - length) > 0) {
+                throw new ProtocolException("scratch region wraps the address space: " + Long.toUnsignedString(address)
+                        + " + " + length);
+            }
+            return new ScratchRegion(address, rkey, length);
+        }
+    }
+
+    /**
+     * What the reassembler of one side needs to know of the other, the side's MTU, and its probe
+     * scratch region.
+     */
+    public record ReceiveParams(int maxReceives, int slots, int slotBytes, int mtu, ScratchRegion scratch) {
+        public ReceiveParams {
+            if (scratch == null) {
+                scratch = ScratchRegion.NONE;
+            }
+        }
+
+        public ReceiveParams(int maxReceives, int slots, int slotBytes, int mtu) {
+            this(maxReceives, slots, slotBytes, mtu, ScratchRegion.NONE);
+        }
+
+        /** @return the same parameters with a scratch region */
+        public ReceiveParams withScratch(ScratchRegion s) {
+            return new ReceiveParams(maxReceives, slots, slotBytes, mtu, s);
+        }
+
         public void encode(ByteBuffer out) {
             out.putInt(maxReceives).putInt(slots).putInt(slotBytes).putInt(mtu);
+            scratch.encode(out);
         }
 
         public static ReceiveParams decode(ByteBuffer in) throws ProtocolException {
@@ -85,7 +144,7 @@ public final class HandshakeMessages {
             if (Integer.bitCount(mtu) != 1) {
                 throw new ProtocolException("mtu must be a power of two: " + mtu);
             }
-            return new ReceiveParams(maxReceives, slots, slotBytes, mtu);
+            return new ReceiveParams(maxReceives, slots, slotBytes, mtu, ScratchRegion.decode(in));
         }
     }
 

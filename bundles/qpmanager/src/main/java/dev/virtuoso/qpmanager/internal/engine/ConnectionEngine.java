@@ -62,6 +62,7 @@ final class ConnectionEngine implements Runnable {
     private final PathTable table;
     private final PathManager paths;
     private final PolicyBinder policies;
+    private final PathMonitorLink monitor;
     private final PolicyRegistry registry;
     private final ControlChannel channel;
     private final ControlWriter writer;
@@ -91,8 +92,8 @@ final class ConnectionEngine implements Runnable {
     private long unknownCompletions;
 
     ConnectionEngine(MpConnection conn, VerbsResources res, Reassembly reassembly, Decomposition decomposition,
-            PathTable table, PathManager paths, PolicyBinder policies, PolicyRegistry registry, ControlChannel channel,
-            ControlWriter writer, Observer observer) {
+            PathTable table, PathManager paths, PolicyBinder policies, PathMonitorLink monitor, PolicyRegistry registry,
+            ControlChannel channel, ControlWriter writer, Observer observer) {
         this.conn = conn;
         this.res = res;
         this.reassembly = reassembly;
@@ -100,6 +101,7 @@ final class ConnectionEngine implements Runnable {
         this.table = table;
         this.paths = paths;
         this.policies = policies;
+        this.monitor = monitor;
         this.registry = registry;
         this.channel = channel;
         this.writer = writer;
@@ -151,8 +153,12 @@ final class ConnectionEngine implements Runnable {
         return registry;
     }
 
+    PathMonitorLink monitor() {
+        return monitor;
+    }
+
     List<PathStats> pathStatsNow() {
-        return paths.stats();
+        return monitor.overlay(paths.stats());
     }
 
     List<PathStats> finalStats() {
@@ -237,10 +243,12 @@ final class ConnectionEngine implements Runnable {
             while (true) {
                 long now = System.nanoTime();
                 decomposition.tick(now);
-                int work = runCommands();
+                int work = monitor.tick(now);
+                work += runCommands();
                 work += readControl();
                 work += takeRequests();
                 work += pollCq();
+                work += monitor.probe();
                 work += startSends();
                 work += decomposition.schedule();
                 work += reassembly.deliver(recvSink);
@@ -394,6 +402,8 @@ final class ConnectionEngine implements Runnable {
                         decomposition.onCompletion(wc);
                     } else if (Reassembly.ownsWrId(wrId)) {
                         reassembly.onCompletion(wc);
+                    } else if (PathMonitorLink.ownsWrId(wrId)) {
+                        monitor.onProbeCompletion(wc);
                     } else {
                         unknownCompletions++;
                     }
@@ -443,7 +453,7 @@ final class ConnectionEngine implements Runnable {
 
     private boolean hasWork() {
         return conn.requests.peek() != null || !commands.isEmpty() || channel.inbound.readable() > 0
-                || channel.state() != ControlChannel.OPEN || closeRequested;
+                || channel.state() != ControlChannel.OPEN || closeRequested || monitor.detachPending();
     }
 
     // ---------------------------------------------------------------- ending
@@ -493,7 +503,7 @@ final class ConnectionEngine implements Runnable {
             }
             decomposition.failAll(MpStatus.FLUSHED, reason, true);
             reassembly.flush(recvSink, MpStatus.FLUSHED);
-            finalStats = paths.stats();
+            finalStats = monitor.overlay(paths.stats());
             if (tellPeer && channel.state() == ControlChannel.OPEN) {
                 ByteBuffer b = writer.claim();
                 if (b != null) {
@@ -513,6 +523,7 @@ final class ConnectionEngine implements Runnable {
         registry.unlisten(policyListener);
         closeQuietly(decomposition);
         paths.closeAll(reason);
+        closeQuietly(monitor);
         closeQuietly(reassembly);
         conn.closeRegions();
         cqRunning = false;
@@ -553,6 +564,6 @@ final class ConnectionEngine implements Runnable {
         return "messages=" + decomposition.messagesInProgress() + " chunks=" + decomposition.chunksInFlight()
                 + " pendingSends=" + !pendingSends.isEmpty() + " receives=" + reassembly.receivesInProgress() + " "
                 + decomposition.counters() + " " + reassembly.counters() + " pathFailures=" + paths.pathFailures()
-                + " unknownCqes=" + unknownCompletions + " paths=" + paths.stats();
+                + " unknownCqes=" + unknownCompletions + " " + monitor.describe() + " paths=" + pathStatsNow();
     }
 }

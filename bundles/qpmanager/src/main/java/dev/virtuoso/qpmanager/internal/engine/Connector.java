@@ -27,6 +27,8 @@ import dev.virtuoso.decomposer.Decomposition;
 import dev.virtuoso.decomposer.DecompositionConfig;
 import dev.virtuoso.decomposer.DecompositionWiring;
 import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.pathmonitor.api.PathMonitor;
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameChannel;
 import dev.virtuoso.qpmanager.internal.bootstrap.Handshake;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
@@ -39,6 +41,9 @@ import dev.virtuoso.spi.verbs.Vnic;
 /**
  * {@code MP_rdma_connect} and its listening side, usable with plain constructors outside OSGi. It
  * tracks every connection and listener it creates and closes them in {@link #close()}.
+ *
+ * <p>With a {@link PathMonitorFactory} set ({@link #pathMonitors}), each new connection gets its own
+ * path monitor as the policies' view; without one, connections use the core's {@link PathTable}.
  */
 public final class Connector implements MultipathConnector, AutoCloseable {
     /** Told about connections coming and going (e.g. to publish them as services). */
@@ -58,6 +63,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private volatile CoreSettings settings;
     private volatile Observer observer;
+    private volatile PathMonitorFactory monitors;
     private volatile boolean closed;
 
     /**
@@ -83,6 +89,53 @@ public final class Connector implements MultipathConnector, AutoCloseable {
 
     public void observer(Observer o) {
         observer = o;
+    }
+
+    /**
+     * Sets the path monitor factory used by connections established from now on.
+     *
+     * @param factory the factory, or {@code null} for none
+     */
+    public synchronized void pathMonitors(PathMonitorFactory factory) {
+        monitors = factory;
+    }
+
+    /**
+     * The factory is going away: new connections get no monitor, and every connection using one of
+     * its monitors moves back to the core's view at its next duty cycle. Waits until they all did
+     * (so that no monitor code runs after this returns) or the timeout passed.
+     *
+     * @param factory the factory being unbound
+     * @param timeoutMillis longest wait for all connections together
+     * @return connections that had not detached within the timeout (0 normally)
+     */
+    public int pathMonitorsGone(PathMonitorFactory factory, long timeoutMillis) {
+        synchronized (this) {
+            if (monitors == factory) {
+                monitors = null;
+            }
+        }
+        List<PathMonitorLink> waiting = new ArrayList<>();
+        for (MpConnection c : connections.keySet()) {
+            PathMonitorLink l = c.engine().monitor();
+            if (l.requestDetach(factory)) {
+                waiting.add(l);
+                c.engine().wakeAlways();
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        int late = 0;
+        for (PathMonitorLink l : waiting) {
+            try {
+                if (!l.awaitDetached(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    late++;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return waiting.size();
+            }
+        }
+        return late;
     }
 
     /** @return the connections currently open */
@@ -188,10 +241,22 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             throws VirtuosoException {
         ConnectOptions o = s.options;
         CoreSettings cs = s.settings;
+        PathMonitorFactory factory = monitors;
+        PathMonitor monitor = null;
+        if (factory != null) {
+            try {
+                monitor = factory.newMonitor(s.id, o.policyProperties(), hr.peer().scratch().length());
+            } catch (RuntimeException e) {
+                hr.channel().close();
+                throw new IllegalArgumentException("the path monitor refused connection " + s.id + ": "
+                        + e.getMessage(), e);
+            }
+        }
         try {
             s.reassembly.start(hr.peer().maxReceives(), hr.peer().slots(), hr.peer().slotBytes());
         } catch (VerbsException e) {
             hr.channel().close();
+            closeQuietly(monitor);
             throw new VirtuosoException(Reason.VERBS, "cannot post receive slots: " + e.getMessage(), e);
         }
         ByteBuffer leftover = ByteBuffer.allocate(Protocol.HEADER_BYTES + Protocol.MAX_HANDSHAKE_BODY);
@@ -200,12 +265,16 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             socket = hr.channel().detach(leftover);
         } catch (IOException e) {
             hr.channel().close();
+            closeQuietly(monitor);
             throw new VirtuosoException(Reason.IO, "cannot keep the control channel: " + e.getMessage(), e);
         }
         leftover.flip();
         MpConnection conn = new MpConnection(s.id, remote, o);
         PathTable table = new PathTable(cs.maxPaths());
         PathManager paths = new PathManager(s.res, s.reassembly.srq(), table, s.writer, o, cs, s.locals(), s.client);
+        PathMonitorLink link = new PathMonitorLink(s.id, table, paths, s.scratch, hr.peer().scratch(), monitor,
+                factory);
+        paths.events(link);
         for (PathSlot slot : s.slots) {
             paths.addEstablished(slot);
         }
@@ -213,9 +282,10 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         Decomposition d = decomposer.newDecomposition(
                 new DecompositionConfig(s.id, o.maxOutstanding(), maxChunks, o.splitThreshold(), o.chunkSize(),
                         cs.builtinChunksPerPath(), o.failoverTimeout().toNanos()),
-                new DecompositionWiring(table, paths, ConnectionEngine.sink(conn, s.reassembly), null, null));
+                new DecompositionWiring(table, paths, ConnectionEngine.sink(conn, s.reassembly), link, link.view()));
         paths.decomposition(d);
-        PolicyBinder policies = new PolicyBinder(registry, o, s.id, d, table);
+        PolicyBinder policies = new PolicyBinder(registry, o, s.id, d, link.view());
+        link.attach(d, policies);
         ConnectionEngine[] engine = new ConnectionEngine[1];
         ControlChannel channel;
         try {
@@ -227,14 +297,20 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             } catch (IOException ignored) {
                 // failing anyway
             }
+            closeQuietly(monitor);
+            d.close();
             throw new VirtuosoException(Reason.IO, "cannot start the control channel: " + e.getMessage(), e);
         }
         s.writer.attach(channel);
-        engine[0] = new ConnectionEngine(conn, s.res, s.reassembly, d, table, paths, policies, registry, channel,
-                s.writer, this::closed);
+        engine[0] = new ConnectionEngine(conn, s.res, s.reassembly, d, table, paths, policies, link, registry,
+                channel, s.writer, this::closed);
         conn.attach(engine[0], s.res);
         s.handOver();
         connections.put(conn, provider);
+        if (factory != null && monitors != factory) {
+            // the factory went away during the set-up, after pathMonitorsGone looked at the connections
+            link.requestDetach(factory);
+        }
         engine[0].start();
         Observer obs = observer;
         if (obs != null) {
@@ -252,6 +328,16 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         Observer obs = observer;
         if (obs != null) {
             obs.closed(c);
+        }
+    }
+
+    private static void closeQuietly(PathMonitor m) {
+        if (m != null) {
+            try {
+                m.close();
+            } catch (RuntimeException e) {
+                // the connection attempt fails anyway; the monitor is never used
+            }
         }
     }
 

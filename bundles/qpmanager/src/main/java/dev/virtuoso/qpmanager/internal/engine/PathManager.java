@@ -68,6 +68,7 @@ final class PathManager implements ChunkTransport {
     private final Map<Integer, PendingAdd> pendingAdds = new HashMap<>();
     private final List<PathSlot> joining = new ArrayList<>();
     private Decomposition decomposition;
+    private PathEvents events = PathEvents.NONE;
     private int nextRequestId = 1;
     private long pathFailures;
 
@@ -91,10 +92,16 @@ final class PathManager implements ChunkTransport {
         decomposition = d;
     }
 
+    /** @param e told about path changes before the policy sessions are */
+    void events(PathEvents e) {
+        events = e;
+    }
+
     /** Adds a path established by the handshake. */
     void addEstablished(PathSlot slot) {
         slot.id = table.add();
         byId[slot.id] = slot;
+        events.pathAdded(slot.id);
     }
 
     /** @return the slot of a path id, or {@code null} */
@@ -140,6 +147,7 @@ final class PathManager implements ChunkTransport {
     @Override
     public void pathFailed(int path, IbvWcStatus status) {
         pathFailures++;
+        events.pathState(path, PathState.RECOVERING);
         PathSlot s = byId[path];
         long now = table.nowNanos();
         s.failedAt = now;
@@ -181,6 +189,7 @@ final class PathManager implements ChunkTransport {
                 }
                 decomposition.abandonPath(p);
             }
+            events.pathAbandoned(p);
             startRepair(s, now);
             work++;
         }
@@ -226,10 +235,12 @@ final class PathManager implements ChunkTransport {
         int p = s.id;
         if (table.state(p) == PathState.UP) {
             table.state(p, PathState.RECOVERING);
+            events.pathState(p, PathState.RECOVERING);
             decomposition.pathsChanged();
         }
         QpBuilder.toError(s.qp);
         decomposition.abandonPath(p);
+        events.pathAbandoned(p);
         s.qp.close();
         try {
             s.qp = QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth());
@@ -273,6 +284,7 @@ final class PathManager implements ChunkTransport {
         }
         s.completedAtRepair = table.chunksCompleted(s.id);
         table.state(s.id, PathState.UP);
+        events.pathState(s.id, PathState.UP);
         send(Protocol.PATH_READY, new PathRef(s.qp.qpNum())::encode);
         decomposition.pathsChanged();
     }
@@ -414,6 +426,7 @@ final class PathManager implements ChunkTransport {
                 s.awaitingReady = false;
                 if (!s.removing) {
                     table.state(p, PathState.UP);
+                    events.pathState(p, PathState.UP);
                     decomposition.pathsChanged();
                 }
                 return;
@@ -465,6 +478,7 @@ final class PathManager implements ChunkTransport {
         s.dropRepair();
         s.removeDeadline = now + options.handshakeTimeout().toNanos();
         table.state(s.id, PathState.DOWN);
+        events.pathState(s.id, PathState.DOWN);
         decomposition.pathsChanged();
     }
 
@@ -519,6 +533,7 @@ final class PathManager implements ChunkTransport {
             if ((s.drainedSent && s.peerDrained) || now - s.removeDeadline > 0) {
                 QpBuilder.toError(s.qp);
                 decomposition.abandonPath(p);
+                events.pathAbandoned(p);
                 s.destroy();
                 work++;
             }

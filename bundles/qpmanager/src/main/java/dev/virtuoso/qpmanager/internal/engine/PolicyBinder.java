@@ -145,8 +145,15 @@ final class PolicyBinder {
         }
     }
 
-    /** Engine thread: the view handed to new sessions changed (e.g. a path monitor came). */
-    void view(PathStateView v) {
+    /**
+     * Engine thread, at a chunk boundary: the view changed (the path monitor went away). Placement is
+     * gated by the new view at once and both sessions are re-created over it, as in a hot swap; the
+     * old sessions are closed and never called again.
+     */
+    void switchView(PathStateView v) {
         view = v;
+        decomposition.policyView(v);
+        useLoadBalancer(lbName);
+        useCongestionAvoidance(ccName);
     }
 }

@@ -1,6 +1,7 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,10 +12,13 @@ import dev.virtuoso.qpmanager.internal.bootstrap.Authenticator;
 import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.PathAnswer;
 import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.PathOffer;
 import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ReceiveParams;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathSetup;
 import dev.virtuoso.reassembler.Reassembler;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.spi.verbs.IbvAccess;
+import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
 import dev.virtuoso.spi.verbs.Vnic;
@@ -23,6 +27,10 @@ import dev.virtuoso.spi.verbs.Vnic;
  * The verbs resources of a connection being set up (device context, PD, CQ, SRQ, QPs), created
  * through the handshake's {@link PathSetup} calls. Released on {@link #close()} unless handed to an
  * engine.
+ *
+ * <p>Each side registers a {@link #PROBE_SCRATCH_BYTES} REMOTE_WRITE scratch region and advertises
+ * it in its receive parameters: the peer's path monitor probes path capacity by RDMA WRITEs into
+ * it, and this side's probes read from it as their source.
  */
 final class Setup implements PathSetup, AutoCloseable {
     final String id;
@@ -34,7 +42,12 @@ final class Setup implements PathSetup, AutoCloseable {
     private final Reassembler reassembler;
     private final ReceiveParams params;
     private List<InetAddress> locals;
+    /** Size of the probe scratch region each side registers. */
+    static final int PROBE_SCRATCH_BYTES = 128 * 1024;
+
     VerbsResources res;
+    /** This side's probe scratch region (source of its probes, target of the peer's). */
+    IbvMr scratch;
     Reassembly reassembly;
     private boolean handedOver;
     /** Whether this side connected (the client) or accepted. */
@@ -66,6 +79,12 @@ final class Setup implements PathSetup, AutoCloseable {
         res = VerbsResources.open(provider, options.device(), cqEntries);
         if (locals == null) {
             locals = localAddresses(res.addresses(), options);
+        }
+        try {
+            scratch = res.pd.regMr(ByteBuffer.allocateDirect(PROBE_SCRATCH_BYTES),
+                    IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE);
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.VERBS, "cannot register the probe scratch region: " + e.getMessage(), e);
         }
         try {
             reassembly = reassembler.newReassembly(new ReassemblyConfig(id, options.maxOutstanding(),
@@ -104,7 +123,8 @@ final class Setup implements PathSetup, AutoCloseable {
 
     @Override
     public ReceiveParams params() {
-        return params;
+        IbvMr s = scratch;
+        return s == null ? params : params.withScratch(new ScratchRegion(s.address(), s.rkey(), s.length()));
     }
 
     private PathSlot newSlot(InetAddress local, InetAddress remote) throws VirtuosoException {
@@ -182,6 +202,9 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         if (reassembly != null) {
             reassembly.close();
+        }
+        if (scratch != null) {
+            scratch.close();
         }
         if (res != null) {
             res.close();

@@ -21,7 +21,9 @@ final class RecordingSetup implements PathSetup {
     RecordingSetup(int firstQpn, List<InetAddress> vnics) {
         this.nextQpn = firstQpn;
         this.vnics = vnics;
-        this.params = new ReceiveParams(128, 16, 4096, 4096);
+        // a scratch region too, so the exchange tests check it crosses the handshake intact
+        this.params = new ReceiveParams(128, 16, 4096, 4096,
+                new HandshakeMessages.ScratchRegion(0x7f00_0000_0000L + firstQpn, 0x1234 + firstQpn, 128 * 1024));
     }
 
     @Override

@@ -51,9 +51,21 @@ class SteadyStateAllocationTest {
 
     @Test
     void engineAndPosterDoNotAllocatePerRequest() throws Exception {
+        measure(false);
+    }
+
+    @Test
+    void withAPathMonitorTheEngineDoesNotAllocatePerRequestEither() throws Exception {
+        measure(true);
+    }
+
+    private static void measure(boolean monitored) throws Exception {
         Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean,
                 "needs per-thread allocation counters");
         try (Fabric f = new Fabric("rate=0", "rate=0")) {
+            if (monitored) {
+                f.connector.pathMonitors(new dev.virtuoso.pathmonitor.internal.PathMonitorService());
+            }
             Pair p = new Pair(f.connect(Fabric.options().chunkSize(64 * 1024), Fabric.options()), 1 << 20);
             MpCompletion c = new MpCompletion();
             round(p, c, 300);
@@ -67,8 +79,11 @@ class SteadyStateAllocationTest {
             long e = allocated(clientEngine) - e0;
             long s = allocated(serverEngine) - s0;
             long me = allocated(Thread.currentThread()) - me0;
-            System.out.printf("allocated over %d rounds (4 requests each): client engine %d B, server engine %d B,"
-                    + " poster %d B%n", n, e, s, me);
+            if (monitored) {
+                assertTrue(((MpConnection) p.client).engine().monitor().probesPosted() > 0, "the monitor probed");
+            }
+            System.out.printf("monitored=%b: allocated over %d rounds (4 requests each): client engine %d B, server engine %d B,"
+                    + " poster %d B%n", monitored, n, e, s, me);
             assertTrue(e < 64 * 1024, "client engine allocated " + e + " bytes");
             assertTrue(s < 64 * 1024, "server engine allocated " + s + " bytes");
             assertTrue(me < 64 * 1024, "posting thread allocated " + me + " bytes");

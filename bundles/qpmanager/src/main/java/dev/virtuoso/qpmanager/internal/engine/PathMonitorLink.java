@@ -1,0 +1,448 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.api.PathStats;
+import dev.virtuoso.decomposer.ChunkObserver;
+import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.pathmonitor.api.PathMonitor;
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
+import dev.virtuoso.pathmonitor.api.PathStatistics;
+import dev.virtuoso.pathmonitor.api.ProbeRequest;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+import dev.virtuoso.spi.policy.PathStateView;
+import dev.virtuoso.spi.verbs.IbvMr;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.spi.verbs.IbvWrOpcode;
+
+/**
+ * One connection's side of the path monitor contract: feeds the monitor (if one is bound) with the
+ * engine's events in the documented order, posts the probe WRITEs it asks for from this side's
+ * scratch region to the peer's, routes their completions back to it, and overlays its statistics
+ * on {@link PathStats}. Engine thread only, except {@link #requestDetach} and
+ * {@link #awaitDetached}.
+ *
+ * <p>When the monitor's factory goes away (or the monitor throws), the connection moves back to
+ * the core's own view at the next duty cycle: the policy sessions are re-created over the
+ * {@link PathTable}, then the monitor is closed and never called again. The scratch region and the
+ * probe bookkeeping stay until the connection ends, so late probe completions are recognised.
+ */
+final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable {
+    /** Bits 60..63 of a probe WRITE's wr_id ({@code 0x1} are chunks, {@code 0x2} reassembly). */
+    static final long WR_ID_TAG = 3L << 60;
+    private static final long WR_ID_TAG_MASK = 0xFL << 60;
+    /** Bound on probe WRITEs posted in one duty cycle (a flow is a handful of WRs per path). */
+    private static final int MAX_PROBES_PER_CYCLE = 64;
+    private static final int PROBE_SLOTS = 256;
+
+    private final String connectionId;
+    private final PathTable table;
+    private final PathManager paths;
+    private final IbvMr scratch;
+    private final ScratchRegion peerScratch;
+    private final PathMonitorFactory factory;
+    private final ProbeTable probes = new ProbeTable(PROBE_SLOTS);
+    private final ProbeRequest request = new ProbeRequest();
+    private final PathStatistics statistics = new PathStatistics();
+    private final boolean[] usable;
+    private final CountDownLatch detached = new CountDownLatch(1);
+    private Decomposition decomposition;
+    private PolicyBinder policies;
+    private PathMonitor monitor;
+    private volatile boolean detachRequested;
+    private long now = System.nanoTime();
+    private long probesPosted;
+    private long probesRefused;
+    private long probeErrors;
+    private long staleProbeCompletions;
+    private long monitorFaults;
+    private String lastFault;
+
+    /**
+     * @param connectionId for diagnostics
+     * @param table the core's own view
+     * @param paths posts probe WRITEs and is told of probe failures
+     * @param scratch this side's scratch region (probe source); closed with this link
+     * @param peerScratch the peer's advertised scratch region (probe target)
+     * @param monitor the connection's monitor, or {@code null} (the core's view is used)
+     * @param factory the factory that created {@code monitor}, or {@code null}
+     */
+    PathMonitorLink(String connectionId, PathTable table, PathManager paths, IbvMr scratch, ScratchRegion peerScratch,
+            PathMonitor monitor, PathMonitorFactory factory) {
+        this.connectionId = connectionId;
+        this.table = table;
+        this.paths = paths;
+        this.scratch = scratch;
+        this.peerScratch = peerScratch;
+        this.monitor = monitor;
+        this.factory = factory;
+        this.usable = new boolean[table.capacity()];
+        if (monitor == null) {
+            detached.countDown();
+        }
+    }
+
+    /** Engine wiring, set once before the engine starts. */
+    void attach(Decomposition d, PolicyBinder p) {
+        decomposition = d;
+        policies = p;
+    }
+
+    /** @return the view the policy sessions start with: the monitor if bound, else the core's */
+    PathStateView view() {
+        return monitor != null ? monitor : table;
+    }
+
+    /** @return whether a monitor is in use now */
+    boolean monitored() {
+        return monitor != null;
+    }
+
+    /** @param wrId a completion's wr_id @return true if it is a probe WRITE's */
+    static boolean ownsWrId(long wrId) {
+        return (wrId & WR_ID_TAG_MASK) == WR_ID_TAG;
+    }
+
+    // ---------------------------------------------------------------- other threads
+
+    /**
+     * Any thread: the factory went away; the engine detaches at its next duty cycle.
+     *
+     * @param gone the factory being unbound
+     * @return true if this connection's monitor came from it
+     */
+    boolean requestDetach(PathMonitorFactory gone) {
+        if (gone == null || gone != factory) {
+            return false;
+        }
+        detachRequested = true;
+        return true;
+    }
+
+    /** @return true once the monitor is no longer called (or there never was one) */
+    boolean awaitDetached(long timeout, TimeUnit unit) throws InterruptedException {
+        return detached.await(timeout, unit);
+    }
+
+    /** @return true if a detach is waiting for the engine */
+    boolean detachPending() {
+        return detachRequested && detached.getCount() > 0;
+    }
+
+    // ---------------------------------------------------------------- duty cycle
+
+    /**
+     * Start of a duty cycle: detaches if asked, else advances the monitor's clock; a path whose
+     * usability changed makes the sessions hear {@code onPathsChanged()}.
+     *
+     * @return work done
+     */
+    int tick(long nowNanos) {
+        now = nowNanos;
+        if (monitor == null) {
+            return 0;
+        }
+        if (detachRequested) {
+            detach();
+            return 1;
+        }
+        try {
+            monitor.tick(nowNanos);
+        } catch (RuntimeException e) {
+            fault(e);
+            return 0;
+        }
+        return usabilityChanged() ? 1 : 0;
+    }
+
+    /**
+     * After completions: posts the probe WRITEs the monitor asks for.
+     *
+     * @return probes posted or refused
+     */
+    int probe() {
+        PathMonitor m = monitor;
+        if (m == null || detachRequested) {
+            return 0;
+        }
+        int n = 0;
+        try {
+            while (n < MAX_PROBES_PER_CYCLE && m.nextProbe(request)) {
+                n++;
+                postProbe(m, request.path(), request.bytes());
+            }
+        } catch (RuntimeException e) {
+            fault(e);
+        }
+        return n;
+    }
+
+    private void postProbe(PathMonitor m, int p, long bytes) {
+        long limit = Math.min(scratch.length(), peerScratch.length());
+        int slot = -1;
+        boolean posted = false;
+        if (bytes > 0 && bytes <= limit && p >= 0 && p < table.pathCount() && table.state(p) == PathState.UP) {
+            slot = probes.allocate(p, bytes, now);
+        }
+        if (slot >= 0) {
+            posted = paths.post(p, probes.wrId(slot), IbvWrOpcode.RDMA_WRITE, scratch.address(), (int) bytes,
+                    scratch.lkey(), peerScratch.address(), peerScratch.rkey(), 0);
+            if (!posted) {
+                probes.release(slot);
+            }
+        }
+        if (posted) {
+            probesPosted++;
+            return;
+        }
+        probesRefused++;
+        m.onProbeCompleted(p, bytes, 0, ChunkOutcome.ERROR);
+        if (p >= 0 && p < table.pathCount() && table.state(p) != PathState.UP) {
+            // the post found the QP broken (the path manager marked it RECOVERING)
+            decomposition.pathsChanged();
+        }
+    }
+
+    /** A completion whose wr_id {@link #ownsWrId belongs} to a probe WRITE. */
+    void onProbeCompletion(IbvWc wc) {
+        int slot = probes.slotOf(wc.wrId());
+        if (slot < 0) {
+            staleProbeCompletions++;
+            return;
+        }
+        int p = probes.path[slot];
+        long bytes = probes.bytes[slot];
+        long latency = Math.max(0, now - probes.postedAt[slot]);
+        probes.release(slot);
+        IbvWcStatus st = wc.status();
+        PathMonitor m = monitor;
+        if (m != null && !detachRequested) {
+            try {
+                m.onProbeCompleted(p, bytes, latency, outcome(st));
+                double capacity = m.probedCapacity(p);
+                if (capacity > 0) {
+                    // the core's view keeps the last measurement should the monitor go away
+                    table.probedCapacity(p, capacity);
+                }
+            } catch (RuntimeException e) {
+                fault(e);
+            }
+        }
+        if (st != IbvWcStatus.SUCCESS) {
+            probeErrors++;
+            // any error completion leaves the QP in ERR: the path fails like for a data chunk
+            if (table.state(p) == PathState.UP) {
+                table.state(p, PathState.RECOVERING);
+                paths.pathFailed(p, st);
+                decomposition.pathsChanged();
+            }
+        }
+        if (monitor != null && !detachRequested) {
+            usabilityChanged();
+        }
+    }
+
+    static ChunkOutcome outcome(IbvWcStatus s) {
+        return switch (s) {
+            case SUCCESS -> ChunkOutcome.SUCCESS;
+            case RETRY_EXC_ERR -> ChunkOutcome.RETRY_EXCEEDED;
+            case RNR_RETRY_EXC_ERR -> ChunkOutcome.RNR_RETRY_EXCEEDED;
+            case WR_FLUSH_ERR -> ChunkOutcome.FLUSHED;
+            default -> ChunkOutcome.ERROR;
+        };
+    }
+
+    private boolean usabilityChanged() {
+        boolean changed = false;
+        try {
+            int n = Math.min(table.pathCount(), monitor.pathCount());
+            for (int p = 0; p < n; p++) {
+                boolean u = monitor.usable(p);
+                if (u != usable[p]) {
+                    usable[p] = u;
+                    changed = true;
+                }
+            }
+        } catch (RuntimeException e) {
+            fault(e);
+            return false;
+        }
+        if (changed) {
+            decomposition.pathsChanged();
+        }
+        return changed;
+    }
+
+    private void detach() {
+        PathMonitor m = monitor;
+        monitor = null;
+        // sessions over the monitor are closed and re-created over the core's view before it closes
+        policies.switchView(table);
+        try {
+            m.close();
+        } catch (RuntimeException e) {
+            recordFault(e);
+        }
+        detached.countDown();
+    }
+
+    private void fault(RuntimeException e) {
+        recordFault(e);
+        // no further call into the monitor; the engine switches to its own view next cycle
+        detachRequested = true;
+    }
+
+    private void recordFault(RuntimeException e) {
+        monitorFaults++;
+        lastFault = e.toString();
+    }
+
+    // ---------------------------------------------------------------- ChunkObserver
+
+    @Override
+    public void onChunkPosted(int path, long bytes) {
+        if (monitor != null && !detachRequested) {
+            try {
+                monitor.onChunkPosted(path, bytes);
+            } catch (RuntimeException e) {
+                fault(e);
+            }
+        }
+    }
+
+    @Override
+    public void onChunkCompleted(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
+        if (monitor != null && !detachRequested) {
+            try {
+                monitor.onChunkCompleted(path, bytes, latencyNanos, outcome);
+            } catch (RuntimeException e) {
+                fault(e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- PathEvents
+
+    @Override
+    public void pathAdded(int path) {
+        if (monitor != null && !detachRequested) {
+            try {
+                monitor.onPathAdded(path);
+                usable[path] = monitor.usable(path);
+            } catch (RuntimeException e) {
+                fault(e);
+            }
+        }
+    }
+
+    @Override
+    public void pathState(int path, PathState state) {
+        if (monitor != null && !detachRequested) {
+            try {
+                monitor.onPathState(path, state);
+                usable[path] = monitor.usable(path);
+            } catch (RuntimeException e) {
+                fault(e);
+            }
+        }
+    }
+
+    @Override
+    public void pathAbandoned(int path) {
+        for (int s = 0; s < probes.capacity(); s++) {
+            if (probes.inUse(s) && probes.path[s] == path) {
+                long bytes = probes.bytes[s];
+                probes.release(s);
+                if (monitor != null && !detachRequested) {
+                    try {
+                        monitor.onProbeCompleted(path, bytes, 0, ChunkOutcome.FLUSHED);
+                    } catch (RuntimeException e) {
+                        fault(e);
+                    }
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- statistics and end
+
+    /**
+     * @param core the core's statistics, one per path
+     * @return them with the monitor's figures when one is bound (state, addresses and
+     *     retransmissions stay the core's)
+     */
+    List<PathStats> overlay(List<PathStats> core) {
+        PathMonitor m = monitor;
+        if (m == null || detachRequested) {
+            return core;
+        }
+        List<PathStats> out = new ArrayList<>(core.size());
+        try {
+            for (PathStats s : core) {
+                if (s.pathId() >= m.pathCount()) {
+                    out.add(s);
+                    continue;
+                }
+                PathStatistics st = m.statistics(s.pathId(), statistics);
+                out.add(new PathStats(s.pathId(), s.localAddress(), s.remoteAddress(), s.state(), st.bytesCompleted,
+                        st.chunksCompleted, st.chunksFailed, st.inFlightBytes, st.estimatedRate, st.probedCapacity,
+                        st.smoothedLatencyNanos, s.retransmissions()));
+            }
+        } catch (RuntimeException e) {
+            fault(e);
+            return core;
+        }
+        return out;
+    }
+
+    /** Closes the monitor (if still bound) and the scratch region. Engine thread, at teardown. */
+    @Override
+    public void close() {
+        PathMonitor m = monitor;
+        monitor = null;
+        if (m != null) {
+            try {
+                m.close();
+            } catch (RuntimeException e) {
+                recordFault(e);
+            }
+        }
+        scratch.close();
+        detached.countDown();
+    }
+
+    long probesPosted() {
+        return probesPosted;
+    }
+
+    long probesRefused() {
+        return probesRefused;
+    }
+
+    long probeErrors() {
+        return probeErrors;
+    }
+
+    long staleProbeCompletions() {
+        return staleProbeCompletions;
+    }
+
+    long monitorFaults() {
+        return monitorFaults;
+    }
+
+    /** @return a one-line diagnostic */
+    String describe() {
+        return "monitor=" + (monitor != null ? "bound" : "none") + " probesPosted=" + probesPosted + " probesRefused="
+                + probesRefused + " probeErrors=" + probeErrors + " staleProbeCqes=" + staleProbeCompletions
+                + " probesInFlight=" + probes.inUse() + " monitorFaults=" + monitorFaults
+                + (lastFault != null ? " lastFault=" + lastFault : "") + " connection=" + connectionId;
+    }
+}

@@ -1,0 +1,211 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.PathState;
+import dev.virtuoso.api.PathStats;
+import dev.virtuoso.policy.lb.proportional.ProportionalPolicy;
+
+/**
+ * The path monitor wired into the core over the in-process fabric: probing at connect, the
+ * proportional split by probed capacity, failback only after a successful probe, and the switch
+ * back to the core's view when the monitor factory goes away mid-transfer.
+ */
+class PathMonitorWiringTest {
+    private static final double MBIT = 1e6 / 8;
+
+    /** Waits until every path of {@code c} reports a probed capacity. */
+    private static List<PathStats> awaitProbed(MultipathConnection c) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        List<PathStats> s = c.pathStats();
+        while (s.stream().anyMatch(p -> p.probedCapacity() <= 0) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            s = c.pathStats();
+        }
+        for (PathStats p : s) {
+            assertTrue(p.probedCapacity() > 0, "path " + p.pathId() + " probed at connect: " + s);
+        }
+        return s;
+    }
+
+    /** @return probe flows completed on a path of a connection, as last recorded */
+    private static long flowsDone(RecordingMonitors monitors, String connection, int path) {
+        List<RecordingMonitors.Event> probes = monitors.of(connection, "probe", path);
+        return probes.isEmpty() ? 0 : probes.get(probes.size() - 1).probeFlowsDone();
+    }
+
+    @Test
+    void probesEveryPathAtConnectAndSplitsInProportionToCapacity() throws Exception {
+        try (Fabric f = new Fabric("rate=200m", "rate=50m")) {
+            RecordingMonitors monitors = new RecordingMonitors();
+            f.connector.pathMonitors(monitors);
+            f.policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
+            var o = Fabric.options().loadBalancer(ProportionalPolicy.NAME).chunkSize(128 * 1024);
+            Pair p = new Pair(f.connect(o, Fabric.options()), 8 << 20);
+            assertEquals(2, monitors.created.get(), "one monitor per side");
+
+            awaitProbed(p.client);
+            // the connect-time flows ran on cold (interpreted) code; measure again warm
+            p.write(8 << 20);
+            for (int path = 0; path < 2; path++) {
+                monitors.real.probe(p.client.id(), path);
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!(flowsDone(monitors, p.client.id(), 0) >= 2 && flowsDone(monitors, p.client.id(), 1) >= 2)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            List<PathStats> probed = p.client.pathStats();
+            double fast = probed.get(0).probedCapacity();
+            double slow = probed.get(1).probedCapacity();
+            assertTrue(fast > 200 * MBIT / 5 && fast < 200 * MBIT * 2, "200 Mbit/s path probed at " + fast * 8 / 1e6);
+            assertTrue(slow > 50 * MBIT / 5 && slow < 50 * MBIT * 2, "50 Mbit/s path probed at " + slow * 8 / 1e6);
+
+            // only the writes split with the warm measurements count
+            long before0 = probed.get(0).bytesCompleted();
+            long before1 = probed.get(1).bytesCompleted();
+            for (int i = 0; i < 3; i++) {
+                p.write(8 << 20);
+            }
+            List<PathStats> s = p.client.pathStats();
+            double bytesRatio = (double) (s.get(0).bytesCompleted() - before0) / (s.get(1).bytesCompleted() - before1);
+            double capacityRatio = s.get(0).probedCapacity() / s.get(1).probedCapacity();
+            assertTrue(capacityRatio > 2, "capacity ratio " + capacityRatio + ": " + s);
+            assertTrue(Math.abs(bytesRatio / capacityRatio - 1) < 0.3,
+                    "bytes split " + bytesRatio + " : 1 for capacities " + capacityRatio + " : 1: " + s);
+            assertEquals(0, s.get(0).chunksFailed() + s.get(1).chunksFailed(), s.toString());
+        }
+    }
+
+    @Test
+    void aFailedPathRejoinsOnlyAfterASuccessfulProbe() throws Exception {
+        try (Fabric f = new Fabric("rate=400m", "rate=400m")) {
+            RecordingMonitors monitors = new RecordingMonitors();
+            f.connector.pathMonitors(monitors);
+            // 67 ms ACK timeout: well above the queueing of a 512 KiB probe flow at 400 Mbit/s
+            var o = Fabric.options().ackTimeout(14).retryCount(3).chunkSize(256 * 1024);
+            Pair p = new Pair(f.connect(o, Fabric.options().ackTimeout(14).retryCount(3)), 16 << 20);
+            awaitProbed(p.client);
+            p.write(4 << 20);
+
+            f.links.get(1).down();
+            p.write(16 << 20);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (p.client.pathStats().get(1).state() == PathState.UP && System.nanoTime() < deadline) {
+                p.write(1 << 20);
+            }
+            assertTrue(p.client.pathStats().get(1).chunksFailed() > 0, "path 1 failed: " + p.client.pathStats());
+            Thread.sleep(100);
+            f.links.get(1).up();
+            deadline = System.nanoTime() + 20_000_000_000L;
+            long before = p.client.pathStats().get(1).bytesCompleted();
+            while (p.client.pathStats().get(1).bytesCompleted() == before && System.nanoTime() < deadline) {
+                p.write(4 << 20);
+            }
+            assertTrue(p.client.pathStats().get(1).bytesCompleted() > before, "path 1 carries data again");
+
+            // every data chunk posted on path 1 after its failure follows a completed probe flow
+            // that came after the path's latest UP
+            boolean failed = false;
+            boolean onProbation = false;
+            long flowsAtUp = 0;
+            int postsAfterFailure = 0;
+            int ups = 0;
+            for (RecordingMonitors.Event e : monitors.of(p.client.id())) {
+                if (e.path() != 1) {
+                    continue;
+                }
+                switch (e.kind()) {
+                    case "state" -> {
+                        if (e.detail().equals("RECOVERING")) {
+                            failed = true;
+                            onProbation = true;
+                        } else if (e.detail().equals("UP") && failed) {
+                            ups++;
+                            onProbation = true;
+                            flowsAtUp = e.probeFlowsDone();
+                        }
+                    }
+                    case "probe" -> {
+                        if (failed && e.detail().equals("SUCCESS") && e.probeFlowsDone() > flowsAtUp) {
+                            onProbation = false;
+                        }
+                    }
+                    case "post" -> {
+                        if (failed) {
+                            assertFalse(onProbation, "chunk posted on path 1 before a probe flow succeeded: "
+                                    + monitors.of(p.client.id(), "state", 1) + " " + monitors.of(p.client.id(), "probe", 1));
+                            postsAfterFailure++;
+                        }
+                    }
+                    default -> {
+                    }
+                }
+            }
+            assertTrue(failed && ups > 0 && postsAfterFailure > 0, "failure, failback and data seen: failed="
+                    + failed + " ups=" + ups + " posts=" + postsAfterFailure);
+            p.read(4 << 20);
+        }
+    }
+
+    @Test
+    void unbindingTheFactoryMidTransferMovesToTheCoreViewWithoutFailures() throws Exception {
+        try (Fabric f = new Fabric("rate=200m", "rate=100m")) {
+            RecordingMonitors monitors = new RecordingMonitors();
+            f.connector.pathMonitors(monitors);
+            f.policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
+            var o = Fabric.options().loadBalancer(ProportionalPolicy.NAME).chunkSize(256 * 1024);
+            Pair p = new Pair(f.connect(o, Fabric.options()), 24 << 20);
+            List<PathStats> probed = awaitProbed(p.client);
+            MpConnection client = (MpConnection) p.client;
+            assertTrue(client.engine().monitor().monitored());
+
+            p.fill(p.clientBuf, 0, 24 << 20);
+            p.client.postWrite(7, p.clientMr, 0, 24 << 20, p.serverMr.remote(), 0);
+            Thread.sleep(150);
+            assertEquals(0, f.connector.pathMonitorsGone(monitors, 5000), "every connection detached in time");
+            assertEquals(2, monitors.closed.get(), "both monitors closed");
+            assertFalse(client.engine().monitor().monitored());
+
+            MpCompletion c = Pair.await(p.client);
+            assertEquals(MpStatus.SUCCESS, c.status(), c.toString());
+            assertEquals(7, c.wrId());
+            Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, 24 << 20);
+            assertEquals(0, client.engine().decomposition().counters().messagesFailed(), client.describe());
+            p.write(4 << 20);
+            p.sendAll(1000, 300_000, 5);
+            assertEquals(0, monitors.callsAfterClose.get(), "no monitor call after close");
+            assertEquals(ProportionalPolicy.NAME, p.client.loadBalancer(), "the sessions were re-created");
+            List<PathStats> after = p.client.pathStats();
+            assertEquals(probed.get(0).probedCapacity(), after.get(0).probedCapacity(), 1e-6,
+                    "the core's view keeps the last probed capacity");
+        }
+    }
+
+    @Test
+    void aMonitorRefusingTheConnectionsPropertiesFailsTheConnectClearly() throws Exception {
+        try (Fabric f = new Fabric("rate=0", "rate=0")) {
+            f.connector.pathMonitors(new dev.virtuoso.pathmonitor.internal.PathMonitorService());
+            var bad = Fabric.options().policyProperty("pathmonitor.probeFlowBytes", 1024);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> f.connect(bad, Fabric.options()));
+            assertTrue(e.getMessage().contains("path monitor refused"), e.getMessage());
+            // the accepting side (valid properties) may have established; it ends when the client drops it
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!f.connector.connections().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(f.connector.connections().isEmpty(), "nothing left open: " + f.connector.connections());
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.virtuoso.itests.osgi;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.List;
+
+import org.junit.Test;
+import org.osgi.framework.Bundle;
+
+import dev.virtuoso.api.Access;
+import dev.virtuoso.api.MemoryRegion;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.PathStats;
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
+
+/**
+ * The path monitor wired into the core in a framework: a connection opened while the pathmonitor
+ * bundle runs has its paths probed (PathStats report a probed capacity), and stopping that bundle
+ * while an MP_WRITE is in flight moves the connection back to the core's own path view with no MP
+ * work request failed and every byte correct.
+ */
+public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
+
+    @Test
+    public void probedConnectionSurvivesThePathMonitorBundleStoppingMidTransfer() throws Exception {
+        try (SoftFabric fabric = new SoftFabric(this)) {
+            new InFramework(this, fabric).run();
+        }
+    }
+
+    /** The test body; a class of its own, so the host's JUnit never loads the API types it uses. */
+    private static final class InFramework {
+        private static final int PATHS = 2;
+        private static final int WRITE_BYTES = 32 << 20;
+        private static final String PATHMONITOR_BUNDLE = "dev.virtuoso.pathmonitor";
+        private static final String PROPORTIONAL = "lb-proportional";
+        private static final String ROUND_ROBIN = "lb-roundrobin";
+
+        private final VirtuosoOsgiTestSupport test;
+        private final SoftFabric fabric;
+        private MultipathConnection client;
+        private ByteBuffer clientBuf;
+        private ByteBuffer serverBuf;
+        private MemoryRegion clientMr;
+        private MemoryRegion serverMr;
+        private long written;
+
+        InFramework(VirtuosoOsgiTestSupport test, SoftFabric fabric) {
+            this.test = test;
+            this.fabric = fabric;
+        }
+
+        void run() throws Exception {
+            try (TrackedService<PathMonitorFactory> monitors = test.awaitService(PathMonitorFactory.class, null,
+                    PATHMONITOR_BUNDLE, VirtuosoOsgiTestSupport.SERVICE_TIMEOUT)) {
+                // the factory is registered before the connection is opened, so the connector has bound it
+                assertTrue(monitors.service() != null);
+            }
+            // 2 x 200 Mbit/s: a 32 MiB MP_WRITE takes about 0.7 s, a bundle stop lands well inside it
+            fabric.configureFabric("rate=200m", PATHS);
+            MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(PROPORTIONAL)
+                    .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
+            client = cs[0];
+            MultipathConnection server = cs[1];
+            EnumSet<Access> all = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+            clientBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
+            serverBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
+            clientMr = client.register(clientBuf, all);
+            serverMr = server.register(serverBuf, all);
+
+            // the probes' accuracy is checked by the qpmanager unit tests (on warm code); here only
+            // that the monitor bound in the framework measured every path
+            awaitProbed();
+            write(false);
+
+            Bundle pathmonitor = test.bundle(PATHMONITOR_BUNDLE);
+            try {
+                write(true);
+                assertEquals(Bundle.RESOLVED, pathmonitor.getState());
+                write(false);
+                assertEquals("the load balancer was re-created, not replaced by the fallback", PROPORTIONAL,
+                        client.loadBalancer());
+            } finally {
+                if (pathmonitor.getState() != Bundle.ACTIVE) {
+                    pathmonitor.start();
+                }
+            }
+            for (PathStats path : client.pathStats()) {
+                assertEquals("no chunk failed: " + path, 0, path.chunksFailed());
+                assertTrue("every path carried data: " + path, path.bytesCompleted() > 0);
+            }
+        }
+
+        /** Waits, bounded, until every path reports a probed capacity. */
+        private void awaitProbed() throws InterruptedException {
+            long deadline = System.nanoTime() + SoftFabric.COMPLETION_TIMEOUT_SECONDS * 1_000_000_000L;
+            List<PathStats> s = client.pathStats();
+            while (s.stream().anyMatch(p -> p.probedCapacity() <= 0)) {
+                if (System.nanoTime() > deadline) {
+                    fail("paths not probed within " + SoftFabric.COMPLETION_TIMEOUT_SECONDS + " s: " + s);
+                }
+                Thread.sleep(10);
+                s = client.pathStats();
+            }
+            assertEquals(PATHS, s.size());
+        }
+
+        /**
+         * One MP_WRITE of a fresh pattern; with {@code stopMonitor} the pathmonitor bundle is stopped
+         * once part, but not all, of it has completed. Checks the completion and every byte.
+         */
+        private void write(boolean stopMonitor) throws Exception {
+            long seed = ++written;
+            SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
+            long before = completedBytes();
+            client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
+            if (stopMonitor) {
+                awaitProgress(before);
+                test.bundle(PATHMONITOR_BUNDLE).stop();
+                long done = completedBytes() - before;
+                assertTrue("the bundle stopped mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
+                        done < WRITE_BYTES);
+            }
+            MpCompletion c = SoftFabric.await(client);
+            assertEquals(c.toString(), seed, c.wrId());
+            assertEquals("MP_WRITE " + seed + ": " + c, MpStatus.SUCCESS, c.status());
+            assertEquals(MpOpcode.WRITE, c.opcode());
+            assertEquals(WRITE_BYTES, c.byteLength());
+            SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
+        }
+
+        private long completedBytes() {
+            long sum = 0;
+            for (PathStats path : client.pathStats()) {
+                sum += path.bytesCompleted();
+            }
+            return sum;
+        }
+
+        /** Waits, bounded, until the MP_WRITE just posted has completed some chunks. */
+        private void awaitProgress(long before) throws InterruptedException {
+            long deadline = System.nanoTime() + SoftFabric.COMPLETION_TIMEOUT_SECONDS * 1_000_000_000L;
+            while (completedBytes() == before) {
+                if (System.nanoTime() > deadline) {
+                    fail("no chunk completed within " + SoftFabric.COMPLETION_TIMEOUT_SECONDS + " s: "
+                            + client.pathStats());
+                }
+                Thread.sleep(1);
+            }
+        }
+    }
+}

@@ -34,4 +34,39 @@ class BenchmarkSmokeTest {
         }
         b.tearDown();
     }
+
+    @Test
+    void reassemblerSmallMessagesAreCopiedDeliveredInOrderAndCreditsComeBack() throws Exception {
+        for (int len : new int[] {64, 4096}) {
+            ReassemblerBenchmark b = new ReassemblerBenchmark();
+            ReassemblerBenchmark.Small s = new ReassemblerBenchmark.Small();
+            s.smallBytes = len;
+            s.setUp();
+            for (int i = 1; i <= 10; i++) {
+                assertEquals((long) i * ReassemblerBenchmark.BATCH, b.smallMessage(s));
+                for (int k = 0; k < ReassemblerBenchmark.BATCH * len; k++) {
+                    assertEquals(ReassemblyFixture.pattern(k % len), s.region.get(k), "byte " + k);
+                    s.region.put(k, (byte) 0);
+                }
+            }
+            assertEquals(10L * ReassemblerBenchmark.BATCH * len, s.f.b.counters().bytesCopied());
+            assertEquals(10L * ReassemblerBenchmark.BATCH, s.f.b.counters().creditsReturned());
+            assertEquals(ReassemblyFixture.SLOTS, s.f.bSrq.posted(), "every slot reposted");
+            s.tearDown();
+        }
+    }
+
+    @Test
+    void reassemblerLargeMessagesCompleteOnThePlacementReport() throws Exception {
+        ReassemblerBenchmark b = new ReassemblerBenchmark();
+        ReassemblerBenchmark.Large s = new ReassemblerBenchmark.Large();
+        s.setUp();
+        for (int i = 1; i <= 10; i++) {
+            assertEquals((long) i * ReassemblerBenchmark.BATCH, b.largeMessage(s));
+        }
+        assertEquals(10L * ReassemblerBenchmark.BATCH * ReassemblerBenchmark.LARGE_BYTES, s.f.sink.bytes);
+        assertEquals(10L * ReassemblerBenchmark.BATCH, s.f.b.counters().largeReceived());
+        assertEquals(0, s.f.b.counters().bytesCopied(), "large messages are never copied");
+        s.tearDown();
+    }
 }

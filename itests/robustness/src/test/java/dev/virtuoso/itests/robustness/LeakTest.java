@@ -2,19 +2,14 @@ package dev.virtuoso.itests.robustness;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.itests.robustness.soak.ProcessSnapshot;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.SoftVerbsProvider;
 import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
@@ -51,18 +46,18 @@ class LeakTest {
             for (int i = 0; i < WARMUP; i++) {
                 cycle(pair, src, dst, i);
             }
-            Snapshot base = Snapshot.take();
+            ProcessSnapshot base = ProcessSnapshot.take();
             long t0 = System.nanoTime();
             for (int i = 0; i < CYCLES; i++) {
                 cycle(pair, src, dst, WARMUP + i);
             }
             long millis = (System.nanoTime() - t0) / 1_000_000;
-            Snapshot after = Snapshot.settle(base);
+            ProcessSnapshot after = ProcessSnapshot.settle(base);
             System.out.printf("LeakTest: %d cycles in %d ms (%.2f ms/cycle); before %s; after %s%n", CYCLES,
                     millis, (double) millis / CYCLES, base, after);
-            assertTrue(after.threads <= base.threads, "threads leaked: " + base + " -> " + after);
-            assertTrue(after.fds <= base.fds, "file descriptors leaked: " + base + " -> " + after);
-            assertTrue(after.heap <= base.heap + HEAP_TOLERANCE, "heap grew: " + base + " -> " + after);
+            assertTrue(after.threads() <= base.threads(), "threads leaked: " + base + " -> " + after);
+            assertTrue(after.fds() <= base.fds(), "file descriptors leaked: " + base + " -> " + after);
+            assertTrue(after.heapBytes() <= base.heapBytes() + HEAP_TOLERANCE, "heap grew: " + base + " -> " + after);
         } finally {
             network.close();
         }
@@ -77,45 +72,6 @@ class LeakTest {
         } finally {
             cs[0].close();
             cs[1].close();
-        }
-    }
-
-    /** Threads, open descriptors and heap used after GC, at one moment. */
-    private record Snapshot(int threads, long fds, long heap) {
-        static Snapshot take() throws IOException, InterruptedException {
-            MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
-            for (int i = 0; i < 3; i++) {
-                System.gc();
-                Thread.sleep(50);
-            }
-            return new Snapshot(ManagementFactory.getThreadMXBean().getThreadCount(), openDescriptors(),
-                    mem.getHeapMemoryUsage().getUsed());
-        }
-
-        /** Waits (bounded) for closing threads and descriptors to go away before comparing. */
-        static Snapshot settle(Snapshot base) throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            Snapshot s = take();
-            while ((s.threads > base.threads || s.fds > base.fds) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                s = take();
-            }
-            return s;
-        }
-
-        static long openDescriptors() throws IOException {
-            Path dir = Path.of("/proc/self/fd");
-            if (!Files.isDirectory(dir)) {
-                return 0;
-            }
-            try (Stream<Path> s = Files.list(dir)) {
-                return s.count();
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "threads=" + threads + " fds=" + fds + " heap=" + (heap >> 10) + " KiB";
         }
     }
 }

@@ -27,6 +27,11 @@ public @interface PathMonitorConfig {
             min = "0")
     int probeParallelPaths() default 0;
 
+    @AttributeDefinition(description = "Most flows of a path's first probing, back to back while each"
+            + " measures over 10% more than the best before it (the first runs on a cold data path);"
+            + " its capacity is the largest rate measured.", min = "1")
+    int initialProbeFlows() default 4;
+
     @AttributeDefinition(description = "Time constant of the passive rate moving average.", min = "1")
     long rateTimeConstantMillis() default 200;
 

@@ -53,12 +53,17 @@ final class PathRecord {
     int probeWrsOutstanding;
     long probeWrBytes;
     long probeStartNanos;
+    /** Data chunks were in flight on the path when the flow started (queued ahead of it). */
+    boolean probeBehindData;
     long probeFirstDoneNanos;
     long probeFirstBytes;
     long probeLastDoneNanos;
     long probeBytesDone;
     int probeWrsDone;
     long probesCompleted;
+    /** Flows of the path's first probing done so far, and the best rate they measured. */
+    int initialFlowsDone;
+    double initialBest;
     long probesFailed;
     long nextPeriodicProbeNanos;
 

@@ -22,7 +22,7 @@ class ConnectionPathMonitorTest {
     private static final long KIB = 1024;
 
     static MonitorSettings defaults() {
-        return new MonitorSettings(512 * KIB, 128 * KIB, 0, 0, 200 * MS, 1 * MS, 1000 * MS, 3, 100 * MS, 30_000 * MS);
+        return new MonitorSettings(512 * KIB, 128 * KIB, 0, 0, 1, 200 * MS, 1 * MS, 1000 * MS, 3, 100 * MS, 30_000 * MS, true);
     }
 
     /** Serves WRITEs FIFO at a fixed rate after a fixed one-way delay (one RC QP on a link). */
@@ -89,10 +89,105 @@ class ConnectionPathMonitorTest {
             m.tick(t);
             m.onProbeCompleted(0, 128 * KIB, t, ChunkOutcome.SUCCESS);
         }
+        // nothing was in flight ahead of the flow: the elapsed-time rate, not the dispersion
         double elapsedRate = 512 * KIB * 1e9 / (221 * MS + 300_000L);
-        assertTrue(m.probedCapacity(0) <= ConnectionPathMonitor.ACK_COMPRESSION_FACTOR * elapsedRate + 1,
-                "capped: " + m.probedCapacity(0));
-        assertTrue(m.probedCapacity(0) >= elapsedRate, "at least what the flow showed: " + m.probedCapacity(0));
+        assertEquals(elapsedRate, m.probedCapacity(0), elapsedRate * 0.001);
+    }
+
+    @Test
+    void aFlowQueuedBehindDataUsesTheCappedDispersion() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.tick(0);
+        m.onPathAdded(0);
+        ProbeRequest req = new ProbeRequest();
+        while (m.nextProbe(req)) {
+            m.tick(MS);
+            m.onProbeCompleted(0, req.bytes(), MS, ChunkOutcome.SUCCESS);
+        }
+        // 512 KiB of data ahead of the requested flow drains for 20 ms; then 25 MB/s WRITEs
+        m.onChunkPosted(0, 512 * KIB);
+        m.requestProbe(0);
+        m.tick(2 * MS);
+        int wrs = 0;
+        while (m.nextProbe(req)) {
+            wrs++;
+        }
+        assertEquals(4, wrs);
+        m.tick(22 * MS);
+        m.onChunkCompleted(0, 512 * KIB, 20 * MS, ChunkOutcome.SUCCESS);
+        long wrNanos = (long) (128 * KIB * 1e9 / 25e6);
+        for (int i = 1; i <= wrs; i++) {
+            long t = 22 * MS + i * wrNanos;
+            m.tick(t);
+            m.onProbeCompleted(0, 128 * KIB, t - 2 * MS, ChunkOutcome.SUCCESS);
+        }
+        // the elapsed-time rate (12.8 MB/s) would count the data's drain time
+        assertEquals(25e6, m.probedCapacity(0), 25e6 * 0.01);
+    }
+
+    @Test
+    void addedPathsWaitForRequestProbeWhenProbeOnPathAddedIsOff() {
+        MonitorSettings s = defaults().with(Map.of("pathmonitor.probeOnPathAdded", "false"));
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", s, 128 * KIB, 0);
+        m.onPathAdded(0);
+        m.tick(5 * MS);
+        ProbeRequest req = new ProbeRequest();
+        assertFalse(m.nextProbe(req), "no probe on path added");
+        assertTrue(m.usable(0), "the path is usable meanwhile");
+        m.requestProbe(0);
+        assertTrue(m.nextProbe(req));
+        assertEquals(0, req.path());
+        assertThrows(IllegalArgumentException.class,
+                () -> defaults().with(Map.of("pathmonitor.probeOnPathAdded", "maybe")));
+    }
+
+    @Test
+    void aPathsFirstProbingRepeatsWhileTheRateStillGrows() {
+        MonitorSettings s = defaults().with(Map.of("pathmonitor.initialProbeFlows", 4));
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", s, 128 * KIB, 0);
+        m.tick(0);
+        m.onPathAdded(0);
+        // a cold data path: the first flow moves 5 MB/s, then the link's 25 MB/s, twice
+        double[] rates = {5e6, 25e6, 24e6, 25e6};
+        long t = 0;
+        int flows = 0;
+        ProbeRequest req = new ProbeRequest();
+        while (m.nextProbe(req)) {
+            assertTrue(flows < rates.length, "at most initialProbeFlows flows");
+            int wrs = 1;
+            while (m.nextProbe(req)) {
+                wrs++;
+            }
+            assertEquals(4, wrs);
+            long wrNanos = (long) (128 * KIB * 1e9 / rates[flows]);
+            for (int i = 0; i < wrs; i++) {
+                t += wrNanos;
+                m.tick(t);
+                m.onProbeCompleted(0, 128 * KIB, wrNanos, ChunkOutcome.SUCCESS);
+            }
+            flows++;
+            if (flows < 3) {
+                assertEquals(0, m.probedCapacity(0), "nothing published before the first probing ends");
+            }
+        }
+        assertEquals(3, flows, "stops once a flow gains no more than 10% over the best before");
+        assertEquals(25e6, m.probedCapacity(0), 25e6 * 0.01);
+        assertEquals(1, m.statistics(0, new PathStatistics()).probesCompleted);
+
+        // later probes are single flows
+        m.requestProbe(0);
+        int wrs = 0;
+        while (m.nextProbe(req)) {
+            wrs++;
+        }
+        assertEquals(4, wrs);
+        for (int i = 0; i < wrs; i++) {
+            t += (long) (128 * KIB * 1e9 / 12.5e6);
+            m.tick(t);
+            m.onProbeCompleted(0, 128 * KIB, 1, ChunkOutcome.SUCCESS);
+        }
+        assertFalse(m.nextProbe(req));
+        assertEquals(12.5e6, m.probedCapacity(0), 12.5e6 * 0.01);
     }
 
     @Test

@@ -44,6 +44,11 @@ class PathMonitorServiceTest {
             }
 
             @Override
+            public int initialProbeFlows() {
+                return 4;
+            }
+
+            @Override
             public long rateTimeConstantMillis() {
                 return 200;
             }

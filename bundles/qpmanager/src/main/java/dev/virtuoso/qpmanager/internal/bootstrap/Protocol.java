@@ -47,6 +47,8 @@ public final class Protocol {
     public static final int REPAIR_PATH = 25;
     public static final int REPAIR_ACK = 26;
     public static final int REPAIR_NAK = 27;
+    /** Connecting side to accepting side, empty body: its connect-time probe flows are over. */
+    public static final int PROBES_DONE = 28;
 
     private Protocol() {
     }
@@ -72,6 +74,7 @@ public final class Protocol {
             case REPAIR_PATH -> "REPAIR_PATH";
             case REPAIR_ACK -> "REPAIR_ACK";
             case REPAIR_NAK -> "REPAIR_NAK";
+            case PROBES_DONE -> "PROBES_DONE";
             default -> "type " + type;
         };
     }

@@ -319,6 +319,7 @@ final class ConnectionEngine implements Runnable {
             case Protocol.REPAIR_PATH -> paths.onRepairPath(body);
             case Protocol.REPAIR_ACK -> paths.onRepairAck(body);
             case Protocol.REPAIR_NAK -> paths.onRepairNak(body);
+            case Protocol.PROBES_DONE -> monitor.onPeerProbesDone(body);
             default -> throw new ProtocolException("unexpected " + Protocol.typeName(type) + " on the control channel");
         }
     }

@@ -245,7 +245,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         PathMonitor monitor = null;
         if (factory != null) {
             try {
-                monitor = factory.newMonitor(s.id, o.policyProperties(), hr.peer().scratch().length());
+                monitor = factory.newMonitor(s.id, PathMonitorLink.monitorProperties(o.policyProperties(), s.client),
+                        hr.peer().scratch().length());
             } catch (RuntimeException e) {
                 hr.channel().close();
                 throw new IllegalArgumentException("the path monitor refused connection " + s.id + ": "
@@ -273,7 +274,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         PathTable table = new PathTable(cs.maxPaths());
         PathManager paths = new PathManager(s.res, s.reassembly.srq(), table, s.writer, o, cs, s.locals(), s.client);
         PathMonitorLink link = new PathMonitorLink(s.id, table, paths, s.scratch, hr.peer().scratch(), monitor,
-                factory);
+                factory, s.writer, s.client);
         paths.events(link);
         for (PathSlot slot : s.slots) {
             paths.addEstablished(slot);

@@ -1,7 +1,10 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -14,7 +17,10 @@ import dev.virtuoso.pathmonitor.api.PathMonitor;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.pathmonitor.api.PathStatistics;
 import dev.virtuoso.pathmonitor.api.ProbeRequest;
+import dev.virtuoso.qpmanager.internal.bootstrap.Fields;
 import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
+import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
+import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.PathStateView;
 import dev.virtuoso.spi.verbs.IbvMr;
@@ -33,6 +39,13 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
  * the core's own view at the next duty cycle: the policy sessions are re-created over the
  * {@link PathTable}, then the monitor is closed and never called again. The scratch region and the
  * probe bookkeeping stay until the connection ends, so late probe completions are recognised.
+ *
+ * <p>Connect-time probes are staggered: a link is full duplex with a queue per direction, so a
+ * side's probe ACKs would queue behind the other side's probe flow and arrive bunched. The
+ * connecting side probes at once and sends PROBES_DONE when its connect-time flows are over; the
+ * accepting side's monitor is created with {@code pathmonitor.probeOnPathAdded=false} and its
+ * paths are probed ({@code requestProbe}) when PROBES_DONE arrives, or after
+ * {@link #PEER_PROBES_WAIT_NANOS} without it.
  */
 final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable {
     /** Bits 60..63 of a probe WRITE's wr_id ({@code 0x1} are chunks, {@code 0x2} reassembly). */
@@ -41,6 +54,22 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     /** Bound on probe WRITEs posted in one duty cycle (a flow is a handful of WRs per path). */
     private static final int MAX_PROBES_PER_CYCLE = 64;
     private static final int PROBE_SLOTS = 256;
+    /** Most the accepting side defers its connect-time probes waiting for the peer's PROBES_DONE. */
+    static final long PEER_PROBES_WAIT_NANOS = 2_000_000_000L;
+    /** Monitor property the accepting side's monitor is created with (see the class comment). */
+    static final String DEFER_PROBES_PROPERTY = PathMonitorFactory.PROPERTY_PREFIX + "probeOnPathAdded";
+
+    /** Connect-time probe stagger: where this side stands. */
+    private enum Stagger {
+        /** Connecting side, its connect-time probe flows running. */
+        PROBING,
+        /** Connecting side, flows over, PROBES_DONE not yet written (control ring full). */
+        TELL_PEER,
+        /** Accepting side, waiting for PROBES_DONE or the deadline. */
+        WAITING,
+        /** Nothing to do any more. */
+        DONE
+    }
 
     private final String connectionId;
     private final PathTable table;
@@ -52,6 +81,12 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     private final ProbeRequest request = new ProbeRequest();
     private final PathStatistics statistics = new PathStatistics();
     private final boolean[] usable;
+    private final ControlWriter control;
+    private final boolean connecting;
+    private final long peerProbesDeadline;
+    private Stagger stagger;
+    private volatile boolean peerProbesDone;
+    private volatile long peerProbesTimeouts;
     private final CountDownLatch detached = new CountDownLatch(1);
     private Decomposition decomposition;
     private PolicyBinder policies;
@@ -73,9 +108,11 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
      * @param peerScratch the peer's advertised scratch region (probe target)
      * @param monitor the connection's monitor, or {@code null} (the core's view is used)
      * @param factory the factory that created {@code monitor}, or {@code null}
+     * @param control writes PROBES_DONE (connecting side)
+     * @param connecting whether this side connected (it probes first) or accepted
      */
     PathMonitorLink(String connectionId, PathTable table, PathManager paths, IbvMr scratch, ScratchRegion peerScratch,
-            PathMonitor monitor, PathMonitorFactory factory) {
+            PathMonitor monitor, PathMonitorFactory factory, ControlWriter control, boolean connecting) {
         this.connectionId = connectionId;
         this.table = table;
         this.paths = paths;
@@ -84,9 +121,28 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         this.monitor = monitor;
         this.factory = factory;
         this.usable = new boolean[table.capacity()];
+        this.control = control;
+        this.connecting = connecting;
+        this.stagger = connecting ? Stagger.PROBING : Stagger.WAITING;
+        this.peerProbesDeadline = now + PEER_PROBES_WAIT_NANOS;
         if (monitor == null) {
             detached.countDown();
         }
+    }
+
+    /**
+     * @param policyProperties the connection's policy properties
+     * @param connecting whether this side connected
+     * @return the properties to create this side's monitor with: on the accepting side, with
+     *     added paths not probed by the monitor itself (the link asks once the peer's probes ended)
+     */
+    static Map<String, Object> monitorProperties(Map<String, Object> policyProperties, boolean connecting) {
+        if (connecting) {
+            return policyProperties;
+        }
+        Map<String, Object> m = new HashMap<>(policyProperties);
+        m.put(DEFER_PROBES_PROPERTY, Boolean.FALSE);
+        return m;
     }
 
     /** Engine wiring, set once before the engine starts. */
@@ -146,6 +202,9 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
      */
     int tick(long nowNanos) {
         now = nowNanos;
+        if (stagger == Stagger.WAITING && (peerProbesDone || nowNanos - peerProbesDeadline >= 0)) {
+            startDeferredProbes();
+        }
         if (monitor == null) {
             return 0;
         }
@@ -170,7 +229,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     int probe() {
         PathMonitor m = monitor;
         if (m == null || detachRequested) {
-            return 0;
+            return stagger == Stagger.PROBING || stagger == Stagger.TELL_PEER ? tellPeer() : 0;
         }
         int n = 0;
         try {
@@ -181,7 +240,64 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         } catch (RuntimeException e) {
             fault(e);
         }
+        if (stagger == Stagger.PROBING && n == 0 && probes.inUse() == 0) {
+            // the monitor hands out nothing more and no probe WRITE is in flight: the flows are over
+            stagger = Stagger.TELL_PEER;
+        }
+        if (stagger == Stagger.TELL_PEER) {
+            n += tellPeer();
+        }
         return n;
+    }
+
+    /** Connecting side: writes PROBES_DONE (again next cycle if the control ring is full). */
+    private int tellPeer() {
+        ByteBuffer b = control.claim();
+        if (b == null) {
+            stagger = Stagger.TELL_PEER;
+            return 0;
+        }
+        control.commit(Protocol.PROBES_DONE, b);
+        stagger = Stagger.DONE;
+        return 1;
+    }
+
+    /**
+     * A PROBES_DONE frame: the connecting side's connect-time probes are over.
+     *
+     * @throws ProtocolException if it has a body, reached the connecting side or came twice
+     */
+    void onPeerProbesDone(ByteBuffer body) throws ProtocolException {
+        Fields.end(body, "PROBES_DONE");
+        if (connecting) {
+            throw new ProtocolException("PROBES_DONE sent to the connecting side");
+        }
+        if (peerProbesDone) {
+            throw new ProtocolException("duplicate PROBES_DONE");
+        }
+        peerProbesDone = true;
+    }
+
+    /** Accepting side: the peer's probes are over (or it waited long enough): probes every UP path. */
+    private void startDeferredProbes() {
+        stagger = Stagger.DONE;
+        if (!peerProbesDone) {
+            peerProbesTimeouts++;
+        }
+        PathMonitor m = monitor;
+        if (m == null || detachRequested) {
+            return;
+        }
+        try {
+            int n = Math.min(table.pathCount(), m.pathCount());
+            for (int p = 0; p < n; p++) {
+                if (table.state(p) == PathState.UP) {
+                    m.requestProbe(p);
+                }
+            }
+        } catch (RuntimeException e) {
+            fault(e);
+        }
     }
 
     private void postProbe(PathMonitor m, int p, long bytes) {
@@ -335,6 +451,10 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         if (monitor != null && !detachRequested) {
             try {
                 monitor.onPathAdded(path);
+                if (!connecting && stagger == Stagger.DONE) {
+                    // this side's monitor does not probe added paths by itself (see the class comment)
+                    monitor.requestProbe(path);
+                }
                 usable[path] = monitor.usable(path);
             } catch (RuntimeException e) {
                 fault(e);
@@ -434,6 +554,16 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         return staleProbeCompletions;
     }
 
+    /** @return whether the accepting side gave up waiting for PROBES_DONE (0 or 1) */
+    long peerProbesTimeouts() {
+        return peerProbesTimeouts;
+    }
+
+    /** @return whether the peer's PROBES_DONE arrived (accepting side) */
+    boolean peerProbesDone() {
+        return peerProbesDone;
+    }
+
     long monitorFaults() {
         return monitorFaults;
     }
@@ -441,7 +571,8 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     /** @return a one-line diagnostic */
     String describe() {
         return "monitor=" + (monitor != null ? "bound" : "none") + " probesPosted=" + probesPosted + " probesRefused="
-                + probesRefused + " probeErrors=" + probeErrors + " staleProbeCqes=" + staleProbeCompletions
+                + probesRefused + " stagger=" + stagger + " peerProbesTimeouts=" + peerProbesTimeouts
+                + " probeErrors=" + probeErrors + " staleProbeCqes=" + staleProbeCompletions
                 + " probesInFlight=" + probes.inUse() + " monitorFaults=" + monitorFaults
                 + (lastFault != null ? " lastFault=" + lastFault : "") + " connection=" + connectionId;
     }

@@ -88,6 +88,43 @@ class PathMonitorWiringTest {
     }
 
     @Test
+    void theAcceptingSideProbesOnlyAfterTheConnectingSidesProbesEnded() throws Exception {
+        try (Fabric f = new Fabric("rate=100m", "rate=50m")) {
+            RecordingMonitors monitors = new RecordingMonitors();
+            f.connector.pathMonitors(monitors);
+            MultipathConnection[] cs = f.connect(Fabric.options(), Fabric.options());
+            awaitProbed(cs[0]);
+            awaitProbed(cs[1]);
+            String client = cs[0].id();
+            String server = cs[1].id();
+            List<RecordingMonitors.Event> all;
+            synchronized (monitors.events) {
+                all = List.copyOf(monitors.events);
+            }
+            int lastClientCompletion = -1;
+            int firstServerIssue = -1;
+            int clientIssues = 0;
+            for (int i = 0; i < all.size(); i++) {
+                RecordingMonitors.Event e = all.get(i);
+                if (e.connection().equals(client) && e.kind().equals("probe")) {
+                    lastClientCompletion = i;
+                } else if (e.connection().equals(client) && e.kind().equals("issue")) {
+                    clientIssues++;
+                } else if (e.connection().equals(server) && e.kind().equals("issue") && firstServerIssue < 0) {
+                    firstServerIssue = i;
+                }
+            }
+            assertTrue(clientIssues >= 8, "the connecting side probed both paths: " + clientIssues + " WRITEs");
+            assertTrue(firstServerIssue > lastClientCompletion, "the accepting side's first probe WRITE (event "
+                    + firstServerIssue + ") comes after the connecting side's last probe completion (event "
+                    + lastClientCompletion + ")");
+            PathMonitorLink accepted = ((MpConnection) cs[1]).engine().monitor();
+            assertTrue(accepted.peerProbesDone(), "PROBES_DONE arrived: " + accepted.describe());
+            assertEquals(0, accepted.peerProbesTimeouts(), "no fallback: " + accepted.describe());
+        }
+    }
+
+    @Test
     void aFailedPathRejoinsOnlyAfterASuccessfulProbe() throws Exception {
         try (Fabric f = new Fabric("rate=400m", "rate=400m")) {
             RecordingMonitors monitors = new RecordingMonitors();

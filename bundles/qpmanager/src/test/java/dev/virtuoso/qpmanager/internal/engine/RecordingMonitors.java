@@ -17,8 +17,9 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
 
 /**
  * The real path monitor factory, with every monitor wrapped so that a test can see the core's
- * calls in order: path states, data posts, probe completions (with the monitor's count of probe
- * flows completed right after), and any call made after {@code close()}.
+ * calls in order (one list for both sides): path states, data posts, probe WRITEs handed out,
+ * probe completions (with the monitor's count of probe flows completed right after), and any
+ * call made after {@code close()}.
  */
 final class RecordingMonitors implements PathMonitorFactory {
     /** One hook call the core made. */
@@ -109,7 +110,11 @@ final class RecordingMonitors implements PathMonitorFactory {
         @Override
         public boolean nextProbe(ProbeRequest out) {
             check();
-            return m.nextProbe(out);
+            boolean issued = m.nextProbe(out);
+            if (issued) {
+                events.add(new Event(id, "issue", out.path(), Long.toString(out.bytes()), flowsDone(out.path())));
+            }
+            return issued;
         }
 
         @Override

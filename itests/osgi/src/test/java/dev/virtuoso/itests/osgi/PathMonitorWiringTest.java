@@ -119,12 +119,12 @@ public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
         private void write(boolean stopMonitor) throws Exception {
             long seed = ++written;
             SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
-            long before = completedBytes();
+            long before = SoftFabric.completedBytes(client);
             client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
             if (stopMonitor) {
-                awaitProgress(before);
+                SoftFabric.awaitProgress(client, before);
                 test.bundle(PATHMONITOR_BUNDLE).stop();
-                long done = completedBytes() - before;
+                long done = SoftFabric.completedBytes(client) - before;
                 assertTrue("the bundle stopped mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
                         done < WRITE_BYTES);
             }
@@ -134,26 +134,6 @@ public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
             assertEquals(MpOpcode.WRITE, c.opcode());
             assertEquals(WRITE_BYTES, c.byteLength());
             SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
-        }
-
-        private long completedBytes() {
-            long sum = 0;
-            for (PathStats path : client.pathStats()) {
-                sum += path.bytesCompleted();
-            }
-            return sum;
-        }
-
-        /** Waits, bounded, until the MP_WRITE just posted has completed some chunks. */
-        private void awaitProgress(long before) throws InterruptedException {
-            long deadline = System.nanoTime() + SoftFabric.COMPLETION_TIMEOUT_SECONDS * 1_000_000_000L;
-            while (completedBytes() == before) {
-                if (System.nanoTime() > deadline) {
-                    fail("no chunk completed within " + SoftFabric.COMPLETION_TIMEOUT_SECONDS + " s: "
-                            + client.pathStats());
-                }
-                Thread.sleep(1);
-            }
         }
     }
 }

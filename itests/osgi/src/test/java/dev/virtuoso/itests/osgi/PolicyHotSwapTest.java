@@ -2,7 +2,6 @@ package dev.virtuoso.itests.osgi;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -133,12 +132,12 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
         private void write(Action action) throws Exception {
             long seed = ++written;
             SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
-            long before = completedBytes();
+            long before = SoftFabric.completedBytes(client);
             client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
             if (action != null) {
-                awaitProgress(before);
+                SoftFabric.awaitProgress(client, before);
                 action.run();
-                long done = completedBytes() - before;
+                long done = SoftFabric.completedBytes(client) - before;
                 assertTrue("the action ran mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
                         done < WRITE_BYTES);
             }
@@ -149,26 +148,6 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
             assertEquals(MpOpcode.WRITE, c.opcode());
             assertEquals(WRITE_BYTES, c.byteLength());
             SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
-        }
-
-        private long completedBytes() {
-            long sum = 0;
-            for (PathStats path : client.pathStats()) {
-                sum += path.bytesCompleted();
-            }
-            return sum;
-        }
-
-        /** Waits, bounded, until the MP_WRITE just posted has completed some chunks. */
-        private void awaitProgress(long before) throws InterruptedException {
-            long deadline = System.nanoTime() + SoftFabric.COMPLETION_TIMEOUT_SECONDS * 1_000_000_000L;
-            while (completedBytes() == before) {
-                if (System.nanoTime() > deadline) {
-                    fail("no chunk completed within " + SoftFabric.COMPLETION_TIMEOUT_SECONDS + " s: "
-                            + client.pathStats());
-                }
-                Thread.sleep(1);
-            }
         }
 
         /**

@@ -27,6 +27,7 @@ import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.MultipathConnector;
 import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.spi.verbs.RdmaDevice;
 import dev.virtuoso.spi.verbs.VerbsProvider;
@@ -203,6 +204,26 @@ final class SoftFabric implements AutoCloseable {
     }
 
     /** @return the next completion of {@code c}; fails after {@link #COMPLETION_TIMEOUT_SECONDS} */
+    /** @return the bytes of every path's completed chunks on {@code c} */
+    static long completedBytes(MultipathConnection c) {
+        long sum = 0;
+        for (PathStats path : c.pathStats()) {
+            sum += path.bytesCompleted();
+        }
+        return sum;
+    }
+
+    /** Waits, bounded, until {@code c} has completed more than {@code before} bytes of chunks. */
+    static void awaitProgress(MultipathConnection c, long before) throws InterruptedException {
+        long deadline = System.nanoTime() + COMPLETION_TIMEOUT_SECONDS * 1_000_000_000L;
+        while (completedBytes(c) == before) {
+            if (System.nanoTime() > deadline) {
+                fail("no chunk completed within " + COMPLETION_TIMEOUT_SECONDS + " s: " + c.pathStats());
+            }
+            Thread.sleep(1);
+        }
+    }
+
     static MpCompletion await(MultipathConnection c) throws InterruptedException {
         MpCompletion done = new MpCompletion();
         assertTrue("no completion within " + COMPLETION_TIMEOUT_SECONDS + " s on " + c.id() + ", paths "

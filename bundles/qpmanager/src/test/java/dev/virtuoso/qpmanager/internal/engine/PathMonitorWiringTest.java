@@ -125,6 +125,38 @@ class PathMonitorWiringTest {
     }
 
     @Test
+    void theAcceptingSideStopsWaitingForProbesDoneAfterItsDeadline() throws Exception {
+        try (Fabric f = new Fabric("rate=100m", "rate=100m")) {
+            RecordingMonitors monitors = new RecordingMonitors();
+            long start = System.nanoTime();
+            // the connecting side keeps probing, so its PROBES_DONE comes well after the deadline
+            monitors.connectingSideProbesUntilNanos = start + 2 * PathMonitorLink.PEER_PROBES_WAIT_NANOS;
+            f.connector.pathMonitors(monitors);
+            MultipathConnection[] cs = f.connect(Fabric.options(), Fabric.options());
+            PathMonitorLink accepted = ((MpConnection) cs[1]).engine().monitor();
+            String server = cs[1].id();
+            long deadline = start + 10_000_000_000L;
+            while (monitors.of(server, "issue", 0).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            long firstServerProbe = System.nanoTime();
+            assertFalse(monitors.of(server, "issue", 0).isEmpty(), "the accepting side probes: " + accepted.describe());
+            assertTrue(firstServerProbe - start >= PathMonitorLink.PEER_PROBES_WAIT_NANOS,
+                    "not before its deadline: " + (firstServerProbe - start) / 1_000_000 + " ms");
+            assertEquals(1, accepted.peerProbesTimeouts(), "it gave up waiting: " + accepted.describe());
+            assertFalse(accepted.peerProbesDone(), "PROBES_DONE had not arrived: " + accepted.describe());
+
+            awaitProbed(cs[1]);
+            // the connecting side's PROBES_DONE still arrives, late, and is accepted
+            while (!accepted.peerProbesDone() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(accepted.peerProbesDone(), "late PROBES_DONE: " + accepted.describe());
+            assertEquals(1, accepted.peerProbesTimeouts(), accepted.describe());
+        }
+    }
+
+    @Test
     void aFailedPathRejoinsOnlyAfterASuccessfulProbe() throws Exception {
         try (Fabric f = new Fabric("rate=400m", "rate=400m")) {
             RecordingMonitors monitors = new RecordingMonitors();

@@ -31,11 +31,18 @@ final class RecordingMonitors implements PathMonitorFactory {
     final AtomicInteger callsAfterClose = new AtomicInteger();
     final AtomicInteger closed = new AtomicInteger();
     final AtomicInteger created = new AtomicInteger();
+    /**
+     * Until this {@code System.nanoTime()}, the connecting side's monitors ask for another probe
+     * flow on a path each time one of its probe WRITEs completes, so their connect-time probing
+     * (and with it PROBES_DONE) lasts at least that long. 0: off.
+     */
+    volatile long connectingSideProbesUntilNanos;
 
     @Override
     public PathMonitor newMonitor(String connectionId, Map<String, Object> properties, long probeScratchBytes) {
         created.incrementAndGet();
-        return new Recording(connectionId, real.newMonitor(connectionId, properties, probeScratchBytes));
+        boolean connecting = !Boolean.FALSE.equals(properties.get(PathMonitorLink.DEFER_PROBES_PROPERTY));
+        return new Recording(connectionId, real.newMonitor(connectionId, properties, probeScratchBytes), connecting);
     }
 
     /** @return events of one connection, kind and path, in order */
@@ -57,11 +64,13 @@ final class RecordingMonitors implements PathMonitorFactory {
         private final String id;
         private final PathMonitor m;
         private final PathStatistics st = new PathStatistics();
+        private final boolean connecting;
         private volatile boolean isClosed;
 
-        Recording(String id, PathMonitor m) {
+        Recording(String id, PathMonitor m, boolean connecting) {
             this.id = id;
             this.m = m;
+            this.connecting = connecting;
         }
 
         private void check() {
@@ -122,6 +131,10 @@ final class RecordingMonitors implements PathMonitorFactory {
             check();
             m.onProbeCompleted(path, bytes, latencyNanos, outcome);
             events.add(new Event(id, "probe", path, outcome.name(), flowsDone(path)));
+            long until = connectingSideProbesUntilNanos;
+            if (connecting && until != 0 && System.nanoTime() - until < 0) {
+                m.requestProbe(path);
+            }
         }
 
         @Override

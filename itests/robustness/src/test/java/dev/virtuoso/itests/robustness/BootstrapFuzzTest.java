@@ -22,6 +22,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.Connect;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.PathOffer;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ReceiveParams;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.SoftVerbsProvider;
@@ -112,7 +117,8 @@ class BootstrapFuzzTest {
      * Sends {@code bytes} and asserts the listener closes the connection (after at most an ERROR
      * frame) within a few handshake timeouts, and that no connection came out of it.
      */
-    private void assertRejected(String what, byte[] bytes) throws Exception {
+    private byte[] assertRejected(String what, byte[] bytes) throws Exception {
+        java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
         try (Socket s = new Socket()) {
             s.connect(pair.listener.localAddress(), 5000);
             s.setSoTimeout(5000);
@@ -128,6 +134,7 @@ class BootstrapFuzzTest {
                 int n;
                 while ((n = s.getInputStream().read(sink)) >= 0) {
                     received += n;
+                    answer.write(sink, 0, n);
                     assertTrue(received <= 2 * Protocol.HEADER_BYTES + Protocol.MAX_TEXT_BYTES + 64,
                             what + ": the listener answers more than one ERROR frame");
                 }
@@ -142,6 +149,7 @@ class BootstrapFuzzTest {
             leaked.close();
             throw new AssertionError(what + ": produced a connection");
         }
+        return answer.toByteArray();
     }
 
     private static byte[] header(int magic, int version, int type, int flags, int length) {
@@ -154,6 +162,50 @@ class BootstrapFuzzTest {
         System.arraycopy(a, 0, c, 0, a.length);
         System.arraycopy(b, 0, c, a.length, b.length);
         return c;
+    }
+
+    /** HELLO, then a well-formed CONNECT whose probe scratch region is {@code scratch}. */
+    private byte[] helloAndConnect(byte[] hello, ScratchRegion scratch) throws Exception {
+        ReceiveParams params = new ReceiveParams(64, 8, 1024, 1024, scratch);
+        PathOffer path = new PathOffer(InetAddress.getByName("10.0.1.1"), InetAddress.getByName("10.0.2.1"), 4791,
+                0x12, 0x345);
+        ByteBuffer body = ByteBuffer.allocate(Protocol.MAX_HANDSHAKE_BODY);
+        new Connect(null, params, List.of(path)).encode(body);
+        body.flip();
+        byte[] connect = new byte[body.remaining()];
+        body.get(connect);
+        return concat(hello, concat(header(Protocol.MAGIC, Protocol.VERSION, Protocol.CONNECT, 0, connect.length),
+                connect));
+    }
+
+    /**
+     * The probe scratch region a client advertises in CONNECT (where the server's path monitor will
+     * RDMA WRITE): oversized, negative, wrapping the address space, or empty with an address or key.
+     * Each is refused with an ERROR naming the scratch region, and no connection comes of it.
+     */
+    @Test
+    void hostileScratchRegionsInConnectAreRejectedByName() throws Exception {
+        byte[] hello = realHello();
+        ScratchRegion[] hostile = {
+            new ScratchRegion(0x10_0000L, 7, HandshakeMessages.MAX_SCRATCH_BYTES + 1),
+            new ScratchRegion(0x10_0000L, 7, -4096),
+            new ScratchRegion(-4096L, 7, 128 << 10),
+            new ScratchRegion(0x10_0000L, 0, 0),
+            new ScratchRegion(0, 7, 0),
+        };
+        for (ScratchRegion bad : hostile) {
+            byte[] answer = assertRejected("CONNECT with scratch " + bad, helloAndConnect(hello, bad));
+            String text = new String(answer, java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertTrue(text.contains("scratch"), "CONNECT with scratch " + bad + ": the ERROR names it: "
+                    + HexFormat.of().formatHex(answer));
+        }
+        MultipathConnection[] cs = pair.connect();
+        ByteBuffer src = ByteBuffer.allocateDirect(64 << 10);
+        ByteBuffer dst = ByteBuffer.allocateDirect(64 << 10);
+        MultipathPair.fill(src, 7);
+        MultipathPair.writeAndVerify(cs[0], cs[1], src, dst, 60);
+        cs[0].close();
+        cs[1].close();
     }
 
     @Test

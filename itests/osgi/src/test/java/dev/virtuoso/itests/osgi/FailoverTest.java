@@ -3,14 +3,10 @@ package dev.virtuoso.itests.osgi;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.EnumSet;
 
 import org.junit.Test;
 
-import dev.virtuoso.api.Access;
-import dev.virtuoso.api.MemoryRegion;
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.MultipathConnection;
@@ -45,11 +41,7 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
         private final VirtuosoOsgiTestSupport test;
         private final SoftFabric fabric;
         private MultipathConnection client;
-        private ByteBuffer clientBuf;
-        private ByteBuffer serverBuf;
-        private MemoryRegion clientMr;
-        private MemoryRegion serverMr;
-        private long written;
+        private WriteStream stream;
 
         InFramework(VirtuosoOsgiTestSupport test, SoftFabric fabric) {
             this.test = test;
@@ -69,12 +61,7 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().chunkSize(256 << 10)
                     .ackTimeout(14).retryCount(3).failoverTimeout(FAILOVER_TIMEOUT));
             client = cs[0];
-            MultipathConnection server = cs[1];
-            EnumSet<Access> all = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            clientBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
-            serverBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
-            clientMr = client.register(clientBuf, all);
-            serverMr = server.register(serverBuf, all);
+            stream = new WriteStream(cs, WRITE_BYTES);
 
             try (TrackedService<FabricControl> control = test.awaitService(FabricControl.class, null,
                     "dev.virtuoso.verbs.soft", VirtuosoOsgiTestSupport.SERVICE_TIMEOUT)) {
@@ -93,18 +80,11 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
 
         /** The cut path's chunks are posted again on the others: the MP_WRITE in flight succeeds. */
         private void failover(FabricControl links) throws Exception {
-            write();
-            long before = SoftFabric.completedBytes(client);
-            long seed = post();
-            SoftFabric.awaitProgress(client, before);
-            links.down(link(CUT));
-            long done = SoftFabric.completedBytes(client) - before;
-            assertTrue("the link was cut mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
-                    done < WRITE_BYTES);
-            check(seed, SoftFabric.await(client));
+            stream.write();
+            stream.write(() -> links.down(link(CUT)));
             assertTrue("the cut path lost chunks: " + client.pathStats(),
                     client.pathStats().get(CUT).chunksFailed() > 0);
-            write();
+            stream.write();
         }
 
         /** The link comes back: the path is repaired in the background and carries data again. */
@@ -113,7 +93,7 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
             long before = client.pathStats().get(CUT).bytesCompleted();
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (client.pathStats().get(CUT).bytesCompleted() == before && System.nanoTime() < deadline) {
-                write();
+                stream.write();
             }
             PathStats back = client.pathStats().get(CUT);
             assertEquals("the path failed back: " + client.pathStats(), PathState.UP, back.state());
@@ -126,34 +106,13 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
                 links.down(link(p));
             }
             long start = System.nanoTime();
-            long seed = post();
+            long seed = stream.post();
             MpCompletion c = SoftFabric.await(client);
             long ms = (System.nanoTime() - start) / 1_000_000;
             assertEquals(c.toString(), seed, c.wrId());
             assertEquals("with no path left: " + c, MpStatus.PATH_FAILURE, c.status());
             assertTrue("failed after " + ms + " ms, the failover timeout is " + FAILOVER_TIMEOUT.toMillis(),
                     ms >= FAILOVER_TIMEOUT.toMillis());
-        }
-
-        /** Posts one 64 MiB MP_WRITE of a fresh pattern. @return its wr_id */
-        private long post() throws Exception {
-            long seed = ++written;
-            SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
-            client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
-            return seed;
-        }
-
-        /** One whole MP_WRITE, checked. */
-        private void write() throws Exception {
-            long seed = post();
-            check(seed, SoftFabric.await(client));
-        }
-
-        private void check(long seed, MpCompletion c) {
-            assertEquals(c.toString(), seed, c.wrId());
-            assertEquals("MP_WRITE " + seed + ": " + c, MpStatus.SUCCESS, c.status());
-            assertEquals(WRITE_BYTES, c.byteLength());
-            SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
         }
     }
 }

@@ -4,18 +4,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
 import java.util.List;
 
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 
-import dev.virtuoso.api.Access;
-import dev.virtuoso.api.MemoryRegion;
-import dev.virtuoso.api.MpCompletion;
-import dev.virtuoso.api.MpOpcode;
-import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
@@ -46,11 +39,6 @@ public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
         private final VirtuosoOsgiTestSupport test;
         private final SoftFabric fabric;
         private MultipathConnection client;
-        private ByteBuffer clientBuf;
-        private ByteBuffer serverBuf;
-        private MemoryRegion clientMr;
-        private MemoryRegion serverMr;
-        private long written;
 
         InFramework(VirtuosoOsgiTestSupport test, SoftFabric fabric) {
             this.test = test;
@@ -68,23 +56,18 @@ public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(PROPORTIONAL)
                     .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
             client = cs[0];
-            MultipathConnection server = cs[1];
-            EnumSet<Access> all = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            clientBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
-            serverBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
-            clientMr = client.register(clientBuf, all);
-            serverMr = server.register(serverBuf, all);
+            WriteStream stream = new WriteStream(cs, WRITE_BYTES);
 
             // the probes' accuracy is checked by the qpmanager unit tests (on warm code); here only
             // that the monitor bound in the framework measured every path
             awaitProbed();
-            write(false);
+            stream.write();
 
             Bundle pathmonitor = test.bundle(PATHMONITOR_BUNDLE);
             try {
-                write(true);
+                stream.write(pathmonitor::stop);
                 assertEquals(Bundle.RESOLVED, pathmonitor.getState());
-                write(false);
+                stream.write();
                 assertEquals("the load balancer was re-created, not replaced by the fallback", PROPORTIONAL,
                         client.loadBalancer());
             } finally {
@@ -110,30 +93,6 @@ public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
                 s = client.pathStats();
             }
             assertEquals(PATHS, s.size());
-        }
-
-        /**
-         * One MP_WRITE of a fresh pattern; with {@code stopMonitor} the pathmonitor bundle is stopped
-         * once part, but not all, of it has completed. Checks the completion and every byte.
-         */
-        private void write(boolean stopMonitor) throws Exception {
-            long seed = ++written;
-            SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
-            long before = SoftFabric.completedBytes(client);
-            client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
-            if (stopMonitor) {
-                SoftFabric.awaitProgress(client, before);
-                test.bundle(PATHMONITOR_BUNDLE).stop();
-                long done = SoftFabric.completedBytes(client) - before;
-                assertTrue("the bundle stopped mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
-                        done < WRITE_BYTES);
-            }
-            MpCompletion c = SoftFabric.await(client);
-            assertEquals(c.toString(), seed, c.wrId());
-            assertEquals("MP_WRITE " + seed + ": " + c, MpStatus.SUCCESS, c.status());
-            assertEquals(MpOpcode.WRITE, c.opcode());
-            assertEquals(WRITE_BYTES, c.byteLength());
-            SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
         }
     }
 }

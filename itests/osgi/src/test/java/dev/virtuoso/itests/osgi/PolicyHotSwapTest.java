@@ -3,17 +3,10 @@ package dev.virtuoso.itests.osgi;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
 
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 
-import dev.virtuoso.api.Access;
-import dev.virtuoso.api.MemoryRegion;
-import dev.virtuoso.api.MpCompletion;
-import dev.virtuoso.api.MpOpcode;
-import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.VirtuosoException;
@@ -49,20 +42,11 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
         private final VirtuosoOsgiTestSupport test;
         private final SoftFabric fabric;
         private MultipathConnection client;
-        private ByteBuffer clientBuf;
-        private ByteBuffer serverBuf;
-        private MemoryRegion clientMr;
-        private MemoryRegion serverMr;
-        private int written;
+        private WriteStream stream;
 
         InFramework(VirtuosoOsgiTestSupport test, SoftFabric fabric) {
             this.test = test;
             this.fabric = fabric;
-        }
-
-        /** One mid-transfer action. */
-        private interface Action {
-            void run() throws Exception;
         }
 
         void run() throws Exception {
@@ -73,44 +57,39 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(ROUND_ROBIN)
                     .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
             client = cs[0];
-            MultipathConnection server = cs[1];
-            EnumSet<Access> all = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            clientBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
-            serverBuf = ByteBuffer.allocateDirect(WRITE_BYTES);
-            clientMr = client.register(clientBuf, all);
-            serverMr = server.register(serverBuf, all);
+            stream = new WriteStream(cs, WRITE_BYTES);
             assertEquals(ROUND_ROBIN, client.loadBalancer());
             Bundle proportional = test.bundle(PROPORTIONAL_BUNDLE);
 
             // (a) swaps between policy services mid-transfer
-            write(null);
-            write(() -> swap(ADAPTIVE));
-            write(() -> swap(PROPORTIONAL));
-            write(null);
+            stream.write();
+            stream.write(() -> swap(ADAPTIVE));
+            stream.write(() -> swap(PROPORTIONAL));
+            stream.write();
             assertEquals(PROPORTIONAL, client.loadBalancer());
 
             // (b) the policy in use goes away with its bundle: the fallback takes over
-            write(proportional::stop);
+            stream.write(proportional::stop);
             assertEquals("moved to the fallback when " + PROPORTIONAL_BUNDLE + " stopped", ROUND_ROBIN,
                     client.loadBalancer());
-            write(null);
+            stream.write();
             proportional.start();
             awaitPolicy(PROPORTIONAL, PROPORTIONAL_BUNDLE);
-            write(() -> swap(PROPORTIONAL));
+            stream.write(() -> swap(PROPORTIONAL));
             assertEquals(PROPORTIONAL, client.loadBalancer());
 
             // (c) the policy in use is updated (stopped, re-read, started) mid-transfer
-            write(proportional::update);
+            stream.write(proportional::update);
             assertEquals("moved to the fallback while " + PROPORTIONAL_BUNDLE + " was updated", ROUND_ROBIN,
                     client.loadBalancer());
             assertEquals(Bundle.ACTIVE, proportional.getState());
             awaitPolicy(PROPORTIONAL, PROPORTIONAL_BUNDLE);
-            write(() -> swap(PROPORTIONAL));
+            stream.write(() -> swap(PROPORTIONAL));
 
             String[] rotation = {ADAPTIVE, ROUND_ROBIN, PROPORTIONAL};
-            for (int i = 0; written < WRITES; i++) {
+            for (int i = 0; stream.written() < WRITES; i++) {
                 String next = rotation[i % rotation.length];
-                write(() -> swap(next));
+                stream.write(() -> swap(next));
                 assertEquals(next, client.loadBalancer());
             }
 
@@ -123,31 +102,6 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
             }
             assertEquals("every path carried chunks: " + client.pathStats(), PATHS, pathsUsed);
             assertTrue("at least 256 chunks per 64 MiB: " + chunks, chunks >= (long) WRITES * 256);
-        }
-
-        /**
-         * One 64 MiB MP_WRITE of a fresh pattern; {@code action} runs once part, but not all, of it
-         * has been placed. Checks the completion and every byte.
-         */
-        private void write(Action action) throws Exception {
-            long seed = ++written;
-            SoftFabric.fill(clientBuf, 0, WRITE_BYTES, seed);
-            long before = SoftFabric.completedBytes(client);
-            client.postWrite(seed, clientMr, 0, WRITE_BYTES, serverMr.remote(), 0);
-            if (action != null) {
-                SoftFabric.awaitProgress(client, before);
-                action.run();
-                long done = SoftFabric.completedBytes(client) - before;
-                assertTrue("the action ran mid-transfer (" + done + " of " + WRITE_BYTES + " bytes done)",
-                        done < WRITE_BYTES);
-            }
-            MpCompletion c = SoftFabric.await(client);
-            assertEquals(c.toString(), seed, c.wrId());
-            assertEquals("MP_WRITE " + seed + " with " + client.loadBalancer() + ": " + c, MpStatus.SUCCESS,
-                    c.status());
-            assertEquals(MpOpcode.WRITE, c.opcode());
-            assertEquals(WRITE_BYTES, c.byteLength());
-            SoftFabric.assertSameBytes("MP_WRITE " + seed, clientBuf, 0, serverBuf, 0, WRITE_BYTES);
         }
 
         /**

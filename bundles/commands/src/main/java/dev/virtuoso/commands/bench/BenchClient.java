@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.commands.VirtuosoServices;
@@ -155,7 +156,8 @@ final class BenchClient {
             for (int i = 0; i < k; i++) {
                 if (!comps[i].ok()) {
                     throw new IOException("MP_" + comps[i].opcode() + " of " + size + " bytes failed: " + comps[i].status()
-                            + (comps[i].detail() != null ? " (" + comps[i].detail() + ")" : ""));
+                            + (comps[i].detail() != null ? " (" + comps[i].detail() + ")" : "") + "; "
+                            + pathSummary(c.pathStats()));
                 }
                 if (completedAt != null) {
                     long id = comps[i].wrId();
@@ -182,5 +184,16 @@ final class BenchClient {
             fct[i] = (completedAt[i] - postedAt[i]) / 1e9;
         }
         return BenchResult.of(o, size, start, times, cpu, fct);
+    }
+
+    /** @return each path's state, failed chunks and retransmissions, for an error message */
+    static String pathSummary(List<PathStats> paths) {
+        StringBuilder b = new StringBuilder("paths:");
+        for (PathStats p : paths) {
+            b.append(' ').append(p.pathId()).append('=').append(p.state()).append(" (").append(p.chunksCompleted())
+                    .append(" chunks done, ").append(p.chunksFailed()).append(" failed, ").append(p.retransmissions())
+                    .append(" retransmissions)");
+        }
+        return b.toString();
     }
 }

@@ -222,7 +222,8 @@ final class BenchEndpoint implements AutoCloseable {
             throw new IOException("no " + opcode + " completion within " + COMPLETION_TIMEOUT_SECONDS + " s");
         }
         if (!one.ok() || (opcode != null && one.opcode() != opcode)) {
-            throw new IOException("expected a successful " + (opcode != null ? opcode : "completion") + ", got " + one);
+            throw new IOException("expected a successful " + (opcode != null ? opcode : "completion") + ", got " + one
+                    + "; " + BenchClient.pathSummary(connection.pathStats()));
         }
         return one;
     }

@@ -101,7 +101,8 @@ final class BenchServer {
             idleSince = System.nanoTime();
             if (!one.ok()) {
                 throw new IOException("MP_" + one.opcode() + " failed: " + one.status()
-                        + (one.detail() != null ? " (" + one.detail() + ")" : ""));
+                        + (one.detail() != null ? " (" + one.detail() + ")" : "") + "; "
+                        + BenchClient.pathSummary(c.pathStats()));
             }
             if (one.opcode() != MpOpcode.RECV) {
                 continue; // the READY's send completion

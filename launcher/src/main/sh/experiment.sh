@@ -40,8 +40,8 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        links' tbf bucket is --burst (default 16kb) so that a mouse cannot pass as a burst.
  table2: chunk sizes cc-chunkprobe finds on lossy paths: the core links get a shallow tbf queue
        (--queue, default 64kb; bucket --burst, default 32kb), the soft RNIC a requester window
-       larger than that (--window, default 512 packets) and QPs a small retry count (--retry,
-       default 1), so a WR's burst overflows the queue and retries end in RETRY_EXC_ERR; M (default
+       larger than that (--window, default 512 packets) and QPs no retries (--retry, default 0), so
+       a WR whose burst overflows the queue ends in RETRY_EXC_ERR; M (default
        8) MP_WRITEs of 8 MiB per path. Max (sum over paths) and average chunk size per path count.
  fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
        each message size of --msg-sizes: Virtuoso's client and server, transfer only.
@@ -364,7 +364,7 @@ fig7() {
 
 # Table 2: per path count, a fresh testbed with shallow queues, and one flow under cc-chunkprobe
 table2() {
-  SIZE= SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSGS=8 QUEUE=64kb BURST=32kb WINDOW=512 RETRY=1
+  SIZE= SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSGS=8 QUEUE=64kb BURST=32kb WINDOW=512 RETRY=0
   ALLOWED="--paths --msgs --queue --burst --window --retry --rate"
   parse_opts "$@"
   [[ "$MSGS" =~ ^[0-9]+$ ]] && ((MSGS >= 1 && MSGS <= 1000)) || die "--msgs must be 1..1000"

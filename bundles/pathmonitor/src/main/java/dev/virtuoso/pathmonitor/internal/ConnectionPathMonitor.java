@@ -18,6 +18,14 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  * {@link PathHealth#RECOVERING}, not usable) until a probe flow on it succeeds; a failed flow is
  * retried after the error cooldown. Without a scratch region (no probing) it rejoins at once.
  *
+ * <p>Probe flows back off like the paper's chunk probe: a flow is posted as one burst, and a link
+ * whose buffer (or the QP's ACK timeout) cannot take that burst fails it every time, which would
+ * keep a repaired path out for good although smaller chunks get through. So each failed flow
+ * halves the path's next flow (down to {@value #MIN_BACKOFF_FLOW_BYTES} bytes) and each success
+ * doubles it back up to the configured size. A smaller flow ends probation, but only a flow of the
+ * configured size sets the probed capacity (unless none is known yet): short flows measure less
+ * accurately.
+ *
  * <p>With {@code pathmonitor.probeOnPathAdded=false} (set by the core on the accepting side, whose
  * connect-time probes wait for the connecting side's) an added path is probed only on
  * {@link #requestProbe}.
@@ -25,6 +33,8 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
 final class ConnectionPathMonitor implements PathMonitor {
     private static final long HOUSEKEEPING_NANOS = 1_000_000L;
     private static final int STALL_DRAIN_FACTOR = 4;
+    /** Smallest probe flow the back-off after failed flows goes down to. */
+    static final long MIN_BACKOFF_FLOW_BYTES = 4096;
     /** Most a probe's dispersion estimate may exceed its elapsed-time rate (see flowCapacity). */
     static final double ACK_COMPRESSION_FACTOR = 3;
     /** A first-probing flow that gains more than this over the best before is followed by another. */
@@ -442,8 +452,10 @@ final class ConnectionPathMonitor implements PathMonitor {
         r.probe = PathRecord.Probe.RUNNING;
         r.probeAgain = false;
         r.probeFailed = false;
-        r.probeWrBytes = probeWrBytes;
-        r.probeWrsToIssue = (int) ((settings.probeFlowBytes() + probeWrBytes - 1) / probeWrBytes);
+        long flow = r.probeFlowBytes;
+        r.probeFlowFull = flow >= settings.probeFlowBytes();
+        r.probeWrBytes = Math.min(probeWrBytes, flow);
+        r.probeWrsToIssue = (int) ((flow + r.probeWrBytes - 1) / r.probeWrBytes);
         r.probeWrsOutstanding = 0;
         r.probeWrsDone = 0;
         r.probeBytesDone = 0;
@@ -456,13 +468,19 @@ final class ConnectionPathMonitor implements PathMonitor {
         runningProbes--;
         if (r.probeFailed) {
             r.probesFailed++;
+            r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowBytes / 2);
         } else {
             double capacity = flowCapacity(r);
             boolean first = r.probesCompleted == 0;
-            if (first && warmingUp(r, capacity)) {
+            r.probeFlowBytes = Math.min(settings.probeFlowBytes(), 2 * r.probeFlowBytes);
+            if (first && r.probeFlowFull && warmingUp(r, capacity)) {
                 r.probeAgain = true;
             } else {
-                r.probedCapacity = first ? r.initialBest : capacity;
+                if (r.probeFlowFull) {
+                    r.probedCapacity = first ? r.initialBest : capacity;
+                } else if (r.probedCapacity == 0) {
+                    r.probedCapacity = capacity;
+                }
                 r.probesCompleted++;
                 r.probation = false;
             }

@@ -11,7 +11,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         description = "Capacity probing, passive rate estimation and path health per connection.")
 public @interface PathMonitorConfig {
 
-    @AttributeDefinition(description = "Bytes of one probe flow per path (the paper: at least 512 KiB).",
+    @AttributeDefinition(description = "Bytes of one probe flow per path (the paper: at least 512 KiB); after a failed flow the"
+            + " path's next one is halved (down to 4 KiB), after a successful one doubled back.",
             min = "524288")
     long probeFlowBytes() default 524288;
 

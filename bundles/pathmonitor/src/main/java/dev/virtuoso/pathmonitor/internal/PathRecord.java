@@ -49,6 +49,13 @@ final class PathRecord {
     boolean probation;
     boolean probeAgain;
     boolean probeFailed;
+    /**
+     * Size of the path's next probe flow: the configured size, halved after each failed flow (down
+     * to {@code ConnectionPathMonitor.MIN_BACKOFF_FLOW_BYTES}) and doubled back after each success.
+     */
+    long probeFlowBytes;
+    /** The running flow has the configured size (only such a flow may set the probed capacity). */
+    boolean probeFlowFull;
     int probeWrsToIssue;
     int probeWrsOutstanding;
     long probeWrBytes;
@@ -72,6 +79,7 @@ final class PathRecord {
     PathRecord(MonitorSettings s) {
         rate = new DeliveryRateEstimator(s.minSampleNanos(), s.rateTimeConstantNanos());
         cooldownNanos = s.errorCooldownNanos();
+        probeFlowBytes = s.probeFlowBytes();
     }
 
     /** Copies the engine-thread state for other threads. */

@@ -363,7 +363,7 @@ class ConnectionPathMonitorTest {
         while (m.nextProbe(req)) {
             wrs++;
         }
-        assertEquals(4, wrs, "a new 512 KiB flow after the failed one");
+        assertEquals(1, wrs, "after two failed flows the next is halved twice: one 128 KiB WRITE");
         for (int i = 0; i < wrs; i++) {
             m.tick(30 * MS + i * MS);
             assertFalse(m.usable(0), "not before the whole flow completed");
@@ -372,6 +372,69 @@ class ConnectionPathMonitorTest {
         assertTrue(m.usable(0), "rejoins after a successful flow");
         assertEquals(PathHealth.HEALTHY, m.health(0));
         assertTrue(m.probedCapacity(0) > 0);
+        assertEquals(0, m.unexpectedCompletions());
+    }
+
+    /** Completes every probe WRITE handed out now with {@code outcome}. @return the flow's bytes */
+    private static long completeFlow(ConnectionPathMonitor m, long at, ChunkOutcome outcome) {
+        return completeFlow(m, at, outcome, 1 * MS);
+    }
+
+    /** As above, the WRITEs completing {@code spacing} apart. */
+    private static long completeFlow(ConnectionPathMonitor m, long at, ChunkOutcome outcome, long spacing) {
+        ProbeRequest req = new ProbeRequest();
+        List<Long> wrs = new ArrayList<>();
+        while (m.nextProbe(req)) {
+            wrs.add(req.bytes());
+        }
+        long flow = 0;
+        for (int i = 0; i < wrs.size(); i++) {
+            m.tick(at + (i + 1) * spacing);
+            m.onProbeCompleted(0, wrs.get(i), spacing, outcome);
+            flow += wrs.get(i);
+        }
+        return flow;
+    }
+
+    @Test
+    void failedFlowsHalveTheNextFlowAndSuccessesGrowItBack() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.onPathAdded(0);
+        long t = 0;
+        assertEquals(512 * KIB, completeFlow(m, t, ChunkOutcome.SUCCESS), "the first flow has the configured size");
+        while (m.statistics(0, new PathStatistics()).probesCompleted == 0) {
+            t += 100 * MS; // warm-up flows
+            completeFlow(m, t, ChunkOutcome.SUCCESS);
+        }
+        double capacity = m.probedCapacity(0);
+        assertTrue(capacity > 0);
+
+        // the link stops taking a burst of 512 KiB: the path fails and comes back on probation
+        m.onPathState(0, PathState.RECOVERING);
+        m.onPathState(0, PathState.UP);
+        long[] expected = {512 * KIB, 256 * KIB, 128 * KIB, 64 * KIB, 32 * KIB, 16 * KIB, 8 * KIB, 4 * KIB, 4 * KIB};
+        for (long flow : expected) {
+            t += 60_000 * MS; // past any error cooldown
+            m.tick(t);
+            assertEquals(flow, completeFlow(m, t, ChunkOutcome.RETRY_EXCEEDED), "flow after failures");
+            assertFalse(m.usable(0), "still on probation");
+        }
+        t += 60_000 * MS;
+        m.tick(t);
+        assertEquals(4 * KIB, completeFlow(m, t, ChunkOutcome.SUCCESS));
+        assertTrue(m.usable(0), "a smaller flow that gets through ends probation");
+        assertEquals(capacity, m.probedCapacity(0), "only a full-size flow sets the probed capacity");
+
+        // the link is half as fast now: the small flows do not record it, the first full one does
+        long[] growing = {8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB, 128 * KIB, 256 * KIB, 512 * KIB};
+        for (long flow : growing) {
+            t += 100 * MS;
+            m.tick(t);
+            m.requestProbe(0);
+            assertEquals(capacity, m.probedCapacity(0), "not from a flow of " + flow / 2 + " bytes");
+            assertEquals(flow, completeFlow(m, t, ChunkOutcome.SUCCESS, 2 * MS), "flow after successes");
+        }
+        assertEquals(capacity / 2, m.probedCapacity(0), capacity / 100, "the full-size flow measured again");
         assertEquals(0, m.unexpectedCompletions());
     }
 

@@ -54,9 +54,7 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
 
         void run() throws Exception {
             // 3 x 200 Mbit/s: a 64 MiB MP_WRITE takes about 0.9 s. ACK timeout 2^14 x 4.096 us = 67 ms
-            // with 3 retries: the cut path's QP fails within about 0.3 s. (A timeout shorter than the
-            // link needs for one ACK interval of a 512 KiB probe flow, e.g. 4 ms at 200 Mbit/s, makes
-            // every failback probe end in RETRY_EXC_ERR, and the path would never rejoin.)
+            // with 3 retries: the cut path's QP fails within about 0.3 s.
             fabric.configureFabric("rate=200m", PATHS);
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().chunkSize(256 << 10)
                     .ackTimeout(14).retryCount(3).failoverTimeout(FAILOVER_TIMEOUT));

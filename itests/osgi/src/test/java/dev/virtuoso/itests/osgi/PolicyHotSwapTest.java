@@ -3,7 +3,6 @@ package dev.virtuoso.itests.osgi;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 

@@ -81,7 +81,7 @@ final class WriteStream {
     }
 
     /** Checks that {@code c} is the successful completion of MP_WRITE {@code seed}, and every byte. */
-    void check(long seed, MpCompletion c) {
+    private void check(long seed, MpCompletion c) {
         assertEquals(c.toString(), seed, c.wrId());
         assertEquals("MP_WRITE " + seed + " with " + client.loadBalancer() + ": " + c, MpStatus.SUCCESS,
                 c.status());

@@ -199,13 +199,7 @@ class BootstrapFuzzTest {
             assertTrue(text.contains("scratch"), "CONNECT with scratch " + bad + ": the ERROR names it: "
                     + HexFormat.of().formatHex(answer));
         }
-        MultipathConnection[] cs = pair.connect();
-        ByteBuffer src = ByteBuffer.allocateDirect(64 << 10);
-        ByteBuffer dst = ByteBuffer.allocateDirect(64 << 10);
-        MultipathPair.fill(src, 7);
-        MultipathPair.writeAndVerify(cs[0], cs[1], src, dst, 60);
-        cs[0].close();
-        cs[1].close();
+        assertAGoodClientStillConnects(64 << 10, 7);
     }
 
     @Test
@@ -273,10 +267,15 @@ class BootstrapFuzzTest {
             assertRejected(names.get(i), cases.get(i));
         }
 
+        assertAGoodClientStillConnects(256 << 10, 99);
+    }
+
+    /** After the hostile streams: a good client connects and an MP_WRITE of {@code bytes} is byte-exact. */
+    private void assertAGoodClientStillConnects(int bytes, long seed) throws Exception {
         MultipathConnection[] cs = pair.connect();
-        ByteBuffer src = ByteBuffer.allocateDirect(256 << 10);
-        ByteBuffer dst = ByteBuffer.allocateDirect(256 << 10);
-        MultipathPair.fill(src, 99);
+        ByteBuffer src = ByteBuffer.allocateDirect(bytes);
+        ByteBuffer dst = ByteBuffer.allocateDirect(bytes);
+        MultipathPair.fill(src, seed);
         MultipathPair.writeAndVerify(cs[0], cs[1], src, dst, 60);
         cs[0].close();
         cs[1].close();

@@ -34,6 +34,15 @@ public interface IbvContext extends AutoCloseable {
     int udpPort();
 
     /**
+     * Reads the device's capabilities, as {@code ibv_query_device}.
+     *
+     * @return a new attribute object owned by the caller
+     * @throws VerbsException if the context is closed
+     * @since 1.1
+     */
+    IbvDeviceAttr queryDevice() throws VerbsException;
+
+    /**
      * Allocates a protection domain, as {@code ibv_alloc_pd}.
      *
      * @return a new PD owned by the caller

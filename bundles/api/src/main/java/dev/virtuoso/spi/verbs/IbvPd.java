@@ -43,7 +43,8 @@ public interface IbvPd extends AutoCloseable {
      * @param maxWr maximum outstanding receive WRs
      * @param maxSge maximum scatter entries per receive WR
      * @return the SRQ owned by the caller
-     * @throws VerbsException if limits are invalid
+     * @throws VerbsException if limits are invalid; {@link VerbsException#EOPNOTSUPP} if the device
+     *     has no SRQs ({@link IbvDeviceAttr#maxSrq()} is 0)
      */
     IbvSrq createSrq(int maxWr, int maxSge) throws VerbsException;
 

@@ -15,6 +15,7 @@ import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 
 import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvCq;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.VerbsCounters;
@@ -100,6 +101,17 @@ final class DisniContext implements IbvContext {
     @Override
     public int udpPort() {
         return ROCE_V2_PORT;
+    }
+
+    /**
+     * DiSNI 2.1 has no {@code ibv_query_device}: reports what the binding itself fixes (no SRQ,
+     * libdisni's SGE limit) and -1 (unknown) for the device's queue and CQ limits.
+     */
+    @Override
+    public IbvDeviceAttr queryDevice() throws VerbsException {
+        checkOpen();
+        return new IbvDeviceAttr().maxQpWr(-1).maxSge(DisniLimits.MAX_SGE).maxCqe(-1).maxSrq(0).maxSrqWr(0)
+                .maxSrqSge(0);
     }
 
     @Override

@@ -35,6 +35,7 @@ public final class SoftRnicConfig {
     private final int maxQueueWr;
     private final int maxCqe;
     private final long commandTimeoutMillis;
+    private final boolean sharedReceiveQueues;
 
     private SoftRnicConfig(Builder b) {
         deviceName = b.deviceName;
@@ -52,6 +53,7 @@ public final class SoftRnicConfig {
         maxQueueWr = b.maxQueueWr;
         maxCqe = b.maxCqe;
         commandTimeoutMillis = b.commandTimeoutMillis;
+        sharedReceiveQueues = b.sharedReceiveQueues;
     }
 
     /**
@@ -137,6 +139,15 @@ public final class SoftRnicConfig {
         return commandTimeoutMillis;
     }
 
+    /**
+     * @return whether the device offers shared receive queues; without them it advertises
+     *     {@code max_srq = 0} and {@code createSrq} fails with EOPNOTSUPP, like an RNIC or binding
+     *     without SRQs (DiSNI 2.1)
+     */
+    public boolean sharedReceiveQueues() {
+        return sharedReceiveQueues;
+    }
+
     @Override
     public String toString() {
         return "SoftRnicConfig[" + deviceName + " " + addresses + ":" + udpPort + ", icrcCheck="
@@ -161,6 +172,7 @@ public final class SoftRnicConfig {
         private int maxQueueWr = 16384;
         private int maxCqe = 1 << 20;
         private long commandTimeoutMillis = 10_000;
+        private boolean sharedReceiveQueues = true;
 
         private Builder(String deviceName) {
             if (deviceName == null || deviceName.isEmpty()) {
@@ -290,6 +302,16 @@ public final class SoftRnicConfig {
         /** @param millis control verb timeout @return this */
         public Builder commandTimeoutMillis(long millis) {
             commandTimeoutMillis = Math.max(1, millis);
+            return this;
+        }
+
+        /**
+         * @param offered whether the device offers SRQs (default true); false makes it advertise
+         *     {@code max_srq = 0} and refuse {@code createSrq} with EOPNOTSUPP
+         * @return this
+         */
+        public Builder sharedReceiveQueues(boolean offered) {
+            sharedReceiveQueues = offered;
             return this;
         }
 

@@ -8,6 +8,7 @@ import java.util.Set;
 import dev.virtuoso.spi.verbs.IbvCompChannel;
 import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvCq;
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.VerbsCounters;
 import dev.virtuoso.spi.verbs.VerbsException;
@@ -38,6 +39,16 @@ final class SoftContext implements IbvContext {
     @Override
     public int udpPort() {
         return rnic.udpPort();
+    }
+
+    @Override
+    public synchronized IbvDeviceAttr queryDevice() throws VerbsException {
+        checkOpen();
+        var c = rnic.config;
+        boolean srq = c.sharedReceiveQueues();
+        return new IbvDeviceAttr().maxQpWr(c.maxQueueWr()).maxSge(SoftPd.MAX_SGE).maxCqe(c.maxCqe())
+                .maxSrq(srq ? Integer.MAX_VALUE : 0).maxSrqWr(srq ? c.maxQueueWr() : 0)
+                .maxSrqSge(srq ? SoftPd.MAX_SGE : 0);
     }
 
     @Override

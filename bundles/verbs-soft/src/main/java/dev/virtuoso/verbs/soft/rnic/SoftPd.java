@@ -120,6 +120,10 @@ final class SoftPd implements IbvPd {
 
     @Override
     public IbvSrq createSrq(int maxWr, int maxSge) throws VerbsException {
+        if (!rnic.config.sharedReceiveQueues()) {
+            throw new VerbsException(VerbsException.EOPNOTSUPP, "device " + rnic.name()
+                    + " is configured without shared receive queues (max_srq = 0)");
+        }
         check(maxWr, 1, rnic.config.maxQueueWr(), "SRQ max_wr");
         check(maxSge, 1, MAX_SGE, "SRQ max_sge");
         synchronized (this) {

@@ -1,5 +1,6 @@
 package dev.virtuoso.reassembler;
 
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.VerbsException;
 
@@ -21,4 +22,21 @@ public interface Reassembler {
      * @throws VerbsException if the slot memory or the SRQ cannot be created
      */
     Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox) throws VerbsException;
+
+    /**
+     * Creates the reassembly state of one connection for a device with the given capabilities: with
+     * SRQs ({@link IbvDeviceAttr#maxSrq()} not 0) as {@link #newReassembly(ReassemblyConfig, IbvPd,
+     * ReassemblyOutbox)}; without, every path QP gets a receive queue of its own holding a full set of
+     * slots ({@link Reassembly#configureQp}, {@link Reassembly#attachQp}), with the same guarantees.
+     *
+     * @param config local sizes
+     * @param pd the connection's protection domain
+     * @param outbox where control messages for the peer's reassembly go
+     * @param device the device's capabilities ({@code IbvContext.queryDevice()})
+     * @return a new reassembly, owned by the caller
+     * @throws VerbsException if the slot memory or the SRQ cannot be created
+     * @since 1.1
+     */
+    Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox, IbvDeviceAttr device)
+            throws VerbsException;
 }

@@ -3,6 +3,8 @@ package dev.virtuoso.reassembler;
 import java.nio.ByteBuffer;
 
 import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.spi.verbs.IbvQp;
+import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
 
@@ -37,15 +39,49 @@ public interface Reassembly extends AutoCloseable {
         return (wrId & (0xFL << 60)) == WR_ID_TAG;
     }
 
-    /** @return the shared receive queue every path QP must use */
+    /**
+     * @return the shared receive queue every path QP must use, or {@code null} if the device has no
+     *     SRQ and every path QP has a receive queue of its own (see {@link #configureQp})
+     */
     IbvSrq srq();
+
+    /**
+     * Sets the receive side of a new path QP's attributes: the SRQ, or, on a device without SRQ, a
+     * receive queue of its own deep enough for a full set of small-message slots.
+     *
+     * @param attr the QP's initial attributes, before {@code createQp}
+     * @since 1.1
+     */
+    void configureQp(IbvQpInitAttr attr);
+
+    /**
+     * A path QP was created with {@link #configureQp} and moved to INIT. Without SRQ it gets its own
+     * set of slots, posted now if {@link #start} was called, else at {@code start}; with an SRQ
+     * nothing happens. Call before the QP can receive (before RTR).
+     *
+     * @param qp the new QP
+     * @throws dev.virtuoso.spi.verbs.VerbsException if the slot memory cannot be registered or the
+     *     slots cannot be posted
+     * @since 1.1
+     */
+    void attachQp(IbvQp qp) throws dev.virtuoso.spi.verbs.VerbsException;
+
+    /**
+     * A path QP was destroyed (or failed and is about to be): its slots are no longer reposted, and
+     * its slot set is reused once its slots completed. Slot receives already completed on it are
+     * still placed, so nothing that arrived is lost. No effect with an SRQ or for unknown QPs.
+     *
+     * @param qp the QP given to {@link #attachQp}
+     * @since 1.1
+     */
+    void detachQp(IbvQp qp);
 
     /** @return this side's configuration (sent to the peer in the handshake) */
     ReassemblyConfig config();
 
     /**
      * Sets the peer's sizes (from the handshake) and posts the slots. Call once, before any other
-     * method but {@link #srq()}.
+     * method but {@link #srq()}, {@link #configureQp}, {@link #attachQp} and {@link #detachQp}.
      *
      * @param peerMaxReceives the peer's {@link ReassemblyConfig#maxReceives()}
      * @param peerSlots the peer's slot count
@@ -137,7 +173,7 @@ public interface Reassembly extends AutoCloseable {
     /** @return counters (live view) */
     ReassemblyCounters counters();
 
-    /** Stops reposting slots and releases the slot memory and the SRQ. Idempotent. */
+    /** Stops reposting slots and releases the slot memory and the SRQ (if any). Idempotent. */
     @Override
     void close();
 }

@@ -5,7 +5,8 @@ package dev.virtuoso.reassembler;
  *
  * @param connectionId for logs
  * @param maxReceives MP_RECVs posted at once (the peer may have as many MP_SENDs waiting)
- * @param slots small-message receive slots pre-posted on the SRQ
+ * @param slots small-message receive slots pre-posted on the SRQ (without SRQ: on each path QP's
+ *     own receive queue)
  * @param slotBytes bytes per slot: the largest message this side accepts as a small SEND
  * @param splitThreshold this side's sends shorter than this (and fitting the peer's slots) go as
  *     one small SEND

@@ -8,12 +8,15 @@
  * by RDMA WRITE chunks, over any paths, straight into the advertised buffer, and the sender reports
  * it placed (sequence number, length) once every chunk completed. Nothing is ordered across QPs, so
  * a receive completion is delivered only when its message is placed and every earlier one has been
- * delivered. Slots are flow-controlled by credits the receiver returns.
+ * delivered. Slots are flow-controlled by credits the receiver returns. On a device without SRQ
+ * ({@code max_srq = 0}) every path QP holds a full set of slots on its own receive queue, so a
+ * credit is good on any path; a failed path's flushed slots are not reposted and its set is reused
+ * for the QP that replaces it.
  *
  * <p>The {@link dev.virtuoso.reassembler.Reassembler} service creates one
  * {@link dev.virtuoso.reassembler.Reassembly} per connection; it is used by the connection's engine
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package dev.virtuoso.reassembler;

@@ -25,6 +25,8 @@ import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.reassembler.ReceiveCompletionSink;
 import dev.virtuoso.reassembler.SendTarget;
 import dev.virtuoso.spi.verbs.IbvMr;
+import dev.virtuoso.spi.verbs.IbvQp;
+import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
@@ -35,9 +37,12 @@ import dev.virtuoso.spi.verbs.VerbsException;
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private final ReassemblyConfig config;
     private final ReassemblyOutbox outbox;
+    /** The SRQ and its slots, or {@code null} without SRQ (then {@link #sets}). */
     private final IbvSrq srq;
     private final IbvMr slabMr;
     private final ByteBuffer slab;
+    /** One slot set per path QP when the device has no SRQ, else {@code null}. */
+    private final SlotSets sets;
     private final IbvRecvWr recvWr = new IbvRecvWr(1);
     private final ReassemblyCounters counters = new ReassemblyCounters();
     private final int creditThreshold;
@@ -59,11 +64,23 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private boolean started;
     private boolean closed;
 
+    /** With a shared receive queue holding the slots of {@code slab}. */
     DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, ReassemblyOutbox outbox) {
+        this(config, srq, slabMr, slab, null, outbox);
+    }
+
+    /** Without SRQ: every path QP gets a slot set of its own from {@code sets}. */
+    DefaultReassembly(ReassemblyConfig config, SlotSets sets, ReassemblyOutbox outbox) {
+        this(config, null, null, null, sets, outbox);
+    }
+
+    private DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, SlotSets sets,
+            ReassemblyOutbox outbox) {
         this.config = config;
         this.srq = srq;
         this.slabMr = slabMr;
         this.slab = slab;
+        this.sets = sets;
         this.outbox = outbox;
         this.receives = new ReceiveTable(config.maxReceives());
         this.creditThreshold = Math.max(1, config.slots() / 4);
@@ -72,6 +89,29 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     @Override
     public IbvSrq srq() {
         return srq;
+    }
+
+    @Override
+    public void configureQp(IbvQpInitAttr attr) {
+        if (sets == null) {
+            attr.srq(srq);
+        } else {
+            attr.srq(null).maxRecvWr(config.slots()).maxRecvSge(1);
+        }
+    }
+
+    @Override
+    public void attachQp(IbvQp qp) throws VerbsException {
+        if (sets != null && !closed) {
+            sets.attach(qp);
+        }
+    }
+
+    @Override
+    public void detachQp(IbvQp qp) {
+        if (sets != null && !closed) {
+            sets.detach(qp);
+        }
     }
 
     @Override
@@ -93,8 +133,12 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         peerSlots = peerSlotCount;
         credits = peerSlotCount;
         peerSlotBytes = peerSlotSize;
-        for (int slot = 0; slot < config.slots(); slot++) {
-            postSlot(slot);
+        if (sets != null) {
+            sets.start();
+        } else {
+            for (int slot = 0; slot < config.slots(); slot++) {
+                postSlot(slot);
+            }
         }
         started = true;
     }
@@ -133,6 +177,10 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             throw new ReassemblyException("completion for unknown slot " + slotId);
         }
         int slot = (int) slotId;
+        if (sets != null) {
+            onQpSlotCompletion(wc, slot);
+            return;
+        }
         if (wc.status() != IbvWcStatus.SUCCESS) {
             counters.add(Counter.SLOT_ERROR, 1);
             repost(slot);
@@ -148,7 +196,42 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
     }
 
+    /** Without SRQ: the slot belongs to the set of the QP that consumed it. */
+    private void onQpSlotCompletion(IbvWc wc, int slot) throws ReassemblyException {
+        SlotSets.SlotSet set = sets.of(wc.wrId());
+        if (set == null) {
+            // a completion of a set reclaimed after its QP was destroyed
+            counters.add(Counter.SLOT_ERROR, 1);
+            return;
+        }
+        sets.completed(set);
+        if (wc.status() != IbvWcStatus.SUCCESS) {
+            // the QP is in ERR (a failed path): its other slots are flushed, none is reposted there
+            counters.add(Counter.SLOT_ERROR, 1);
+            sets.failed(set);
+            return;
+        }
+        try {
+            if (!wc.hasImm()) {
+                throw new ReassemblyException("small message without sequence number");
+            }
+            placeSmall(set.slab, slot, wc.immData(), wc.byteLen());
+        } finally {
+            if (!closed) {
+                try {
+                    sets.repost(set, slot);
+                } catch (VerbsException e) {
+                    counters.add(Counter.SLOT_ERROR, 1);
+                }
+            }
+        }
+    }
+
     private void placeSmall(int slot, int imm, int len) throws ReassemblyException {
+        placeSmall(slab, slot, imm, len);
+    }
+
+    private void placeSmall(ByteBuffer slotMemory, int slot, int imm, int len) throws ReassemblyException {
         int rel = imm - (int) completeSeq;
         if (rel < 0) {
             counters.add(Counter.DUPLICATE, 1);
@@ -171,7 +254,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return;
         }
         if (len > 0) {
-            receives.region[i].put(receives.offset[i], slab, slot * config.slotBytes(), len);
+            receives.region[i].put(receives.offset[i], slotMemory, slot * config.slotBytes(), len);
             counters.add(Counter.COPIED, len);
         }
         counters.add(Counter.SMALL, 1);
@@ -454,7 +537,11 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return;
         }
         closed = true;
-        srq.close();
-        slabMr.close();
+        if (sets != null) {
+            sets.close();
+        } else {
+            srq.close();
+            slabMr.close();
+        }
     }
 }

@@ -9,12 +9,16 @@ import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.spi.verbs.IbvAccess;
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.VerbsException;
 
-/** The reassembler service: allocates each connection's slot memory and SRQ. */
+/**
+ * The reassembler service: allocates each connection's slot memory and SRQ, or per-QP slot sets on
+ * a device that has no SRQ.
+ */
 @Component(service = Reassembler.class)
 public final class ReassemblerComponent implements Reassembler {
 
@@ -30,5 +34,14 @@ public final class ReassemblerComponent implements Reassembler {
             throw e;
         }
         return new DefaultReassembly(config, srq, mr, slab, outbox);
+    }
+
+    @Override
+    public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox, IbvDeviceAttr device)
+            throws VerbsException {
+        if (device.maxSrq() != 0) {
+            return newReassembly(config, pd, outbox);
+        }
+        return new DefaultReassembly(config, new SlotSets(pd, config.slots(), config.slotBytes()), outbox);
     }
 }

@@ -272,7 +272,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         leftover.flip();
         MpConnection conn = new MpConnection(s.id, remote, o);
         PathTable table = new PathTable(cs.maxPaths());
-        PathManager paths = new PathManager(s.res, s.reassembly.srq(), table, s.writer, o, cs, s.locals(), s.client);
+        PathManager paths = new PathManager(s.res, s.reassembly, table, s.writer, o, cs, s.locals(), s.client);
         PathMonitorLink link = new PathMonitorLink(s.id, table, paths, s.scratch, hr.peer().scratch(), monitor,
                 factory, s.writer, s.client);
         paths.events(link);

@@ -25,10 +25,10 @@ import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathAck;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathNak;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.PathRef;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.RepairPath;
+import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.spi.verbs.IbvSendFlags;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvSendWr;
-import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsCounter;
@@ -57,7 +57,7 @@ final class PathManager implements ChunkTransport {
     private static final long FLUSH_WAIT_NANOS = 1_000_000_000L;
 
     private final VerbsResources res;
-    private final IbvSrq srq;
+    private final Reassembly receives;
     private final PathTable table;
     private final ControlWriter writer;
     private final ConnectOptions options;
@@ -75,11 +75,11 @@ final class PathManager implements ChunkTransport {
     private record PendingAdd(PathSlot slot, CompletableFuture<Integer> result, long deadline) {
     }
 
-    PathManager(VerbsResources res, IbvSrq srq, PathTable table, ControlWriter writer, ConnectOptions options,
+    PathManager(VerbsResources res, Reassembly receives, PathTable table, ControlWriter writer, ConnectOptions options,
             CoreSettings settings, List<InetAddress> allowedLocals, boolean client) {
         this.client = client;
         this.res = res;
-        this.srq = srq;
+        this.receives = receives;
         this.table = table;
         this.writer = writer;
         this.options = options;
@@ -199,9 +199,9 @@ final class PathManager implements ChunkTransport {
     private void startRepair(PathSlot s, long now) {
         IbvQp old = s.qp;
         QpBuilder.toError(old);
-        old.close();
+        QpBuilder.destroy(old, receives);
         try {
-            s.repairQp = QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth());
+            s.repairQp = QpBuilder.create(res.pd, res.cq, receives, settings.sendQueueDepth());
         } catch (VerbsException e) {
             s.nextRepairAt = now + s.repairDelayNanos;
             return;
@@ -241,9 +241,9 @@ final class PathManager implements ChunkTransport {
         QpBuilder.toError(s.qp);
         decomposition.abandonPath(p);
         events.pathAbandoned(p);
-        s.qp.close();
+        QpBuilder.destroy(s.qp, receives);
         try {
-            s.qp = QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth());
+            s.qp = QpBuilder.create(res.pd, res.cq, receives, settings.sendQueueDepth());
             s.localPsn = Authenticator.initialPsn();
             s.remoteQpn = m.qpn();
             s.remotePsn = m.psn();
@@ -347,8 +347,8 @@ final class PathManager implements ChunkTransport {
     private PathSlot newSlot(Vnic v, InetAddress remote) throws VirtuosoException {
         try {
             return new PathSlot(v.address(), remote, v.gidIndex(),
-                    QpBuilder.create(res.pd, res.cq, srq, settings.sendQueueDepth()), Authenticator.initialPsn(),
-                    settings.sendQueueDepth());
+                    QpBuilder.create(res.pd, res.cq, receives, settings.sendQueueDepth()), Authenticator.initialPsn(),
+                    settings.sendQueueDepth(), receives);
         } catch (VerbsException e) {
             throw new VirtuosoException(Reason.VERBS, "cannot create a QP: " + e.getMessage(), e);
         }

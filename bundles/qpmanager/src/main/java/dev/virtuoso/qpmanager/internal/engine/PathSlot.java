@@ -2,6 +2,7 @@ package dev.virtuoso.qpmanager.internal.engine;
 
 import java.net.InetAddress;
 
+import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvSendWr;
 
@@ -37,7 +38,12 @@ final class PathSlot {
     boolean awaitingReady;
     long completedAtRepair;
 
-    PathSlot(InetAddress local, InetAddress remote, int sgidIndex, IbvQp qp, int localPsn, int sendQueueDepth) {
+    /** Owner of the QPs' receive slots (released with each QP). */
+    final Reassembly receives;
+
+    PathSlot(InetAddress local, InetAddress remote, int sgidIndex, IbvQp qp, int localPsn, int sendQueueDepth,
+            Reassembly receives) {
+        this.receives = receives;
         this.local = local;
         this.remote = remote;
         this.sgidIndex = sgidIndex;
@@ -49,14 +55,14 @@ final class PathSlot {
     void destroy() {
         if (!destroyed) {
             destroyed = true;
-            qp.close();
+            QpBuilder.destroy(qp, receives);
             dropRepair();
         }
     }
 
     void dropRepair() {
         if (repairQp != null) {
-            repairQp.close();
+            QpBuilder.destroy(repairQp, receives);
             repairQp = null;
         }
         repairRequest = 0;

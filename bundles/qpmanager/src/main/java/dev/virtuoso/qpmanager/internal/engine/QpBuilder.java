@@ -3,6 +3,7 @@ package dev.virtuoso.qpmanager.internal.engine;
 import java.net.InetAddress;
 
 import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.spi.verbs.IbvAccess;
 import dev.virtuoso.spi.verbs.IbvCq;
 import dev.virtuoso.spi.verbs.IbvMtu;
@@ -11,7 +12,6 @@ import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpAttr;
 import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvQpState;
-import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.VerbsException;
 
 /** Creates path QPs and walks them through INIT, RTR and RTS. */
@@ -22,19 +22,31 @@ final class QpBuilder {
     private QpBuilder() {
     }
 
-    /** Creates an RC QP on the shared CQ and SRQ and moves it to INIT. */
-    static IbvQp create(IbvPd pd, IbvCq cq, IbvSrq srq, int sendQueueDepth) throws VerbsException {
-        IbvQp qp = pd.createQp(new IbvQpInitAttr().sendCq(cq).recvCq(cq).srq(srq).maxSendWr(sendQueueDepth)
-                .maxSendSge(1).maxRecvSge(1).maxRecvWr(1));
+    /**
+     * Creates an RC QP on the shared CQ, moves it to INIT and gives it its receive slots: the
+     * reassembly's SRQ, or (device without SRQ) a receive queue of its own with a slot set.
+     */
+    static IbvQp create(IbvPd pd, IbvCq cq, Reassembly receives, int sendQueueDepth) throws VerbsException {
+        IbvQpInitAttr init = new IbvQpInitAttr().sendCq(cq).recvCq(cq).maxSendWr(sendQueueDepth).maxSendSge(1)
+                .maxRecvSge(1).maxRecvWr(1);
+        receives.configureQp(init);
+        IbvQp qp = pd.createQp(init);
         try {
             qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.INIT).pkeyIndex(0).portNum(1)
                     .qpAccessFlags(IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE | IbvAccess.REMOTE_READ),
                     IbvQpAttr.MASK_INIT);
+            receives.attachQp(qp);
             return qp;
         } catch (VerbsException | RuntimeException e) {
-            qp.close();
+            destroy(qp, receives);
             throw e;
         }
+    }
+
+    /** Destroys a path QP and releases its receive slots (if it has its own). */
+    static void destroy(IbvQp qp, Reassembly receives) {
+        qp.close();
+        receives.detachQp(qp);
     }
 
     /** Moves an INIT QP to RTR and RTS towards the peer's QP. */

@@ -70,13 +70,19 @@ final class Setup implements PathSetup, AutoCloseable {
         return (int) Math.max(64, Math.min(o.splitThreshold(), ReassemblyConfig.MAX_SLOT_BYTES));
     }
 
-    /** Opens the device, PD, CQ and the reassembly's SRQ (idempotent). */
+    /**
+     * Opens the device, PD, CQ and the reassembly's receive slots (idempotent): on an SRQ, or, when
+     * the device reports {@code max_srq = 0}, a set per path QP (so the CQ also has room for every
+     * path's slot completions).
+     */
     void open() throws VirtuosoException {
         if (res != null) {
             return;
         }
-        int cqEntries = settings.maxPaths() * settings.sendQueueDepth() + options.smallMessageSlots() + 64;
-        res = VerbsResources.open(provider, options.device(), cqEntries);
+        int slotCqes = options.smallMessageSlots();
+        int sendCqes = settings.maxPaths() * settings.sendQueueDepth() + 64;
+        res = VerbsResources.open(provider, options.device(),
+                device -> sendCqes + (device.maxSrq() == 0 ? settings.maxPaths() * slotCqes : slotCqes));
         if (locals == null) {
             locals = localAddresses(res.addresses(), options);
         }
@@ -88,7 +94,8 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         try {
             reassembly = reassembler.newReassembly(new ReassemblyConfig(id, options.maxOutstanding(),
-                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold()), res.pd, writer);
+                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold()), res.pd, writer,
+                    res.device);
         } catch (VerbsException e) {
             throw new VirtuosoException(Reason.VERBS, "cannot create the receive queue: " + e.getMessage(), e);
         }
@@ -134,8 +141,8 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         try {
             PathSlot s = new PathSlot(local, remote, v.gidIndex(),
-                    QpBuilder.create(res.pd, res.cq, reassembly.srq(), settings.sendQueueDepth()),
-                    Authenticator.initialPsn(), settings.sendQueueDepth());
+                    QpBuilder.create(res.pd, res.cq, reassembly, settings.sendQueueDepth()),
+                    Authenticator.initialPsn(), settings.sendQueueDepth(), reassembly);
             slots.add(s);
             return s;
         } catch (VerbsException e) {

@@ -3,12 +3,14 @@ package dev.virtuoso.qpmanager.internal.engine;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
 import dev.virtuoso.spi.verbs.IbvCompChannel;
 import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvCq;
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
@@ -23,15 +25,22 @@ final class VerbsResources implements AutoCloseable {
     final IbvPd pd;
     final IbvCompChannel channel;
     final IbvCq cq;
+    /** The device's capabilities: what the connection may use (e.g. SRQs) is decided from them. */
+    final IbvDeviceAttr device;
 
-    private VerbsResources(IbvContext context, IbvPd pd, IbvCompChannel channel, IbvCq cq) {
+    private VerbsResources(IbvContext context, IbvDeviceAttr device, IbvPd pd, IbvCompChannel channel, IbvCq cq) {
         this.context = context;
+        this.device = device;
         this.pd = pd;
         this.channel = channel;
         this.cq = cq;
     }
 
-    static VerbsResources open(VerbsProvider provider, String device, int cqEntries) throws VirtuosoException {
+    /**
+     * @param cqEntries the CQ size for the device's capabilities
+     */
+    static VerbsResources open(VerbsProvider provider, String device, ToIntFunction<IbvDeviceAttr> cqEntries)
+            throws VirtuosoException {
         IbvContext ctx;
         try {
             ctx = provider.openDevice(device);
@@ -40,10 +49,11 @@ final class VerbsResources implements AutoCloseable {
                     + (device == null ? "(first)" : device) + " of provider " + provider.name() + ": " + e.getMessage(), e);
         }
         try {
+            IbvDeviceAttr attr = ctx.queryDevice();
             IbvPd pd = ctx.allocPd();
             IbvCompChannel ch = ctx.createCompChannel();
-            IbvCq cq = ctx.createCq(cqEntries, ch);
-            return new VerbsResources(ctx, pd, ch, cq);
+            IbvCq cq = ctx.createCq(cqEntries.applyAsInt(attr), ch);
+            return new VerbsResources(ctx, attr, pd, ch, cq);
         } catch (VerbsException | RuntimeException e) {
             ctx.close();
             throw new VirtuosoException(Reason.VERBS, "cannot allocate PD/CQ: " + e.getMessage(), e);

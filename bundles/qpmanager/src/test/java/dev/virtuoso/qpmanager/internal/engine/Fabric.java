@@ -39,6 +39,15 @@ final class Fabric implements AutoCloseable {
     }
 
     Fabric(CoreSettings settings, String... specs) {
+        this(settings, true, specs);
+    }
+
+    /** Soft RNICs configured without SRQs (they advertise {@code max_srq = 0}). */
+    static Fabric withoutSrq(String... specs) {
+        return new Fabric(CoreSettings.DEFAULTS, false, specs);
+    }
+
+    private Fabric(CoreSettings settings, boolean srq, String... specs) {
         network = new FabricNetwork("test", 7);
         for (int i = 0; i < specs.length; i++) {
             aAddresses.add(ip("10.0.1." + (i + 1)));
@@ -50,8 +59,8 @@ final class Fabric implements AutoCloseable {
             links.add(network.link(aAddresses.get(i), bAddresses.get(i), LinkSpec.parse(specs[i])));
         }
         provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").addresses(aAddresses).fabric(network, "a").build(),
-                SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").build());
+                SoftRnicConfig.builder("a").addresses(aAddresses).fabric(network, "a").sharedReceiveQueues(srq).build(),
+                SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").sharedReceiveQueues(srq).build());
         connector = new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
                 new ReassemblerComponent(), policies, settings);
     }

@@ -1,0 +1,222 @@
+package dev.virtuoso.reassembler.internal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.virtuoso.reassembler.Reassembly;
+import dev.virtuoso.spi.verbs.IbvAccess;
+import dev.virtuoso.spi.verbs.IbvMr;
+import dev.virtuoso.spi.verbs.IbvPd;
+import dev.virtuoso.spi.verbs.IbvQp;
+import dev.virtuoso.spi.verbs.IbvRecvWr;
+import dev.virtuoso.spi.verbs.VerbsException;
+
+/**
+ * Small-message slots without a shared receive queue: every path QP gets its own full set of
+ * slots on its own receive queue. The peer's slot credits count messages, not QPs, so a full set
+ * per QP means a small SEND finds a posted slot whichever path carries it, as with one SRQ.
+ *
+ * <p>A set is posted while its QP lives. When the QP fails, its remaining slots complete with
+ * flush errors and are not reposted; once every slot posted on it has completed, or its QP was
+ * detached, the set is reused for the next QP. Sets whose flushes never arrive (a provider that
+ * drops a destroyed QP's completions) are reclaimed when more than {@link #MAX_LINGERING} of them
+ * wait; a late completion of a reclaimed set carries an old generation in its wr_id and is ignored.
+ *
+ * <p>wr_id: {@link Reassembly#WR_ID_TAG}, set index (bits 48..59), set generation (bits 32..47),
+ * slot (bits 0..31). Engine thread only (the handshake thread before the engine starts).
+ */
+final class SlotSets {
+    static final int MAX_SETS = 1 << 12;
+    static final int MAX_LINGERING = 4;
+
+    /** One QP's slots. */
+    static final class SlotSet {
+        final int index;
+        final IbvMr mr;
+        final ByteBuffer slab;
+        int generation;
+        IbvQp qp;
+        /** The QP failed or was detached: do not repost. */
+        boolean retired;
+        int outstanding;
+        long retiredOrder;
+
+        SlotSet(int index, IbvMr mr, ByteBuffer slab) {
+            this.index = index;
+            this.mr = mr;
+            this.slab = slab;
+        }
+
+        boolean free() {
+            return qp == null && outstanding == 0;
+        }
+    }
+
+    private final IbvPd pd;
+    private final int slots;
+    private final int slotBytes;
+    private final List<SlotSet> sets = new ArrayList<>();
+    private final IbvRecvWr wr = new IbvRecvWr(1);
+    private boolean started;
+    private long retirements;
+
+    SlotSets(IbvPd pd, int slots, int slotBytes) {
+        this.pd = pd;
+        this.slots = slots;
+        this.slotBytes = slotBytes;
+    }
+
+    int slots() {
+        return slots;
+    }
+
+    int slotBytes() {
+        return slotBytes;
+    }
+
+    /** Gives {@code qp} a set; posts it at once if the reassembly has started. */
+    void attach(IbvQp qp) throws VerbsException {
+        SlotSet s = freeSet();
+        s.generation = (s.generation + 1) & 0xFFFF;
+        s.qp = qp;
+        s.retired = false;
+        s.outstanding = 0;
+        if (started) {
+            postAll(s);
+        }
+    }
+
+    /** The QP is (being) destroyed: its set is no longer reposted and is reused once settled. */
+    void detach(IbvQp qp) {
+        for (SlotSet s : sets) {
+            if (s.qp == qp) {
+                s.qp = null;
+                retire(s);
+                reclaimLingering();
+                return;
+            }
+        }
+    }
+
+    /** Posts every attached QP's slots (the reassembly starts). */
+    void start() throws VerbsException {
+        started = true;
+        for (SlotSet s : sets) {
+            if (s.qp != null && !s.retired) {
+                postAll(s);
+            }
+        }
+    }
+
+    /**
+     * @param wrId a slot completion's wr_id
+     * @return its set, or {@code null} if the wr_id names no set or an older generation of one
+     */
+    SlotSet of(long wrId) {
+        int index = (int) (wrId >>> 48) & 0xFFF;
+        if (index >= sets.size()) {
+            return null;
+        }
+        SlotSet s = sets.get(index);
+        return s.generation == ((int) (wrId >>> 32) & 0xFFFF) ? s : null;
+    }
+
+    /** A slot of {@code s} completed with an error: its QP is in ERR, nothing more is posted on it. */
+    void failed(SlotSet s) {
+        if (!s.retired) {
+            retire(s);
+        }
+    }
+
+    /** Reposts a consumed slot on its QP, unless the set is retired. */
+    void repost(SlotSet s, int slot) throws VerbsException {
+        if (s.retired || s.qp == null) {
+            return;
+        }
+        post(s, slot);
+    }
+
+    /** A slot of {@code s} completed (either way). */
+    void completed(SlotSet s) {
+        if (s.outstanding > 0) {
+            s.outstanding--;
+        }
+    }
+
+    /** @return sets currently holding a QP */
+    int attached() {
+        int n = 0;
+        for (SlotSet s : sets) {
+            if (s.qp != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** @return sets allocated so far */
+    int allocated() {
+        return sets.size();
+    }
+
+    void close() {
+        for (SlotSet s : sets) {
+            s.qp = null;
+            s.mr.close();
+        }
+        sets.clear();
+    }
+
+    private void retire(SlotSet s) {
+        s.retired = true;
+        s.retiredOrder = ++retirements;
+    }
+
+    private void postAll(SlotSet s) throws VerbsException {
+        for (int slot = 0; slot < slots; slot++) {
+            post(s, slot);
+        }
+    }
+
+    private void post(SlotSet s, int slot) throws VerbsException {
+        wr.wrId(Reassembly.WR_ID_TAG | ((long) s.index << 48) | ((long) s.generation << 32) | slot).numSge(1);
+        wr.sge(0).set(s.mr.address() + (long) slot * slotBytes, slotBytes, s.mr.lkey());
+        s.qp.postRecv(wr);
+        s.outstanding++;
+    }
+
+    private SlotSet freeSet() throws VerbsException {
+        for (SlotSet s : sets) {
+            if (s.free()) {
+                return s;
+            }
+        }
+        if (sets.size() >= MAX_SETS) {
+            throw new VerbsException(VerbsException.ENOMEM, "more than " + MAX_SETS + " receive slot sets");
+        }
+        ByteBuffer slab = ByteBuffer.allocateDirect(Math.multiplyExact(slots, slotBytes));
+        IbvMr mr = pd.regMr(slab, IbvAccess.LOCAL_WRITE);
+        SlotSet s = new SlotSet(sets.size(), mr, slab);
+        sets.add(s);
+        return s;
+    }
+
+    /** Detached sets still waiting for completions beyond {@link #MAX_LINGERING}: the oldest is freed. */
+    private void reclaimLingering() {
+        int lingering = 0;
+        SlotSet oldest = null;
+        for (SlotSet s : sets) {
+            if (s.qp == null && s.outstanding > 0) {
+                lingering++;
+                if (oldest == null || s.retiredOrder < oldest.retiredOrder) {
+                    oldest = s;
+                }
+            }
+        }
+        if (lingering > MAX_LINGERING) {
+            // its QP is destroyed, so nothing writes into it; a late completion has an old generation
+            oldest.outstanding = 0;
+        }
+    }
+}

@@ -20,13 +20,12 @@ import dev.virtuoso.verbs.disni.emulation.CmFabric;
  * link between the hosts: with RDMA CM connections, closing B's context would send a DREQ, which
  * is not the silent disappearance the suite means. It declares the features DiSNI 2.1 lacks (the
  * suite skips the tests needing them, naming the feature and the reason) and the ACK timeout the
- * RDMA CM chooses.
+ * RDMA CM chooses. SRQ support is not declared here: the binding reports {@code max_srq = 0} itself
+ * and the suite tests that report and the per-QP receive queues used instead.
  */
 public final class DisniConformanceEnvironment implements ConformanceEnvironment {
     /** What DiSNI 2.1 cannot do, and why (docs/verbs-disni.md, "Limits"). */
     private static final Map<Feature, String> UNSUPPORTED = new EnumMap<>(Map.of(
-            Feature.SRQ, "DiSNI 2.1 has no ibv_create_srq (createSrq fails with EOPNOTSUPP,"
-                    + " asserted in DisniBindingTest.unsupportedAndInvalidRequestsFailClearly)",
             Feature.QP_ACCESS_FLAGS, "the RDMA CM grants remote READ and WRITE on every QP it connects"
                     + " (DiSNI 2.1 has no usable ibv_modify_qp); MR access flags still protect memory",
             Feature.RESPONDER_ERROR_STATE, "DiSNI 2.1 has no ibv_query_qp and no async events, so a responder QP"

@@ -4,10 +4,12 @@ package dev.virtuoso.verbs.conformance;
  * Optional verbs behaviour some conformance tests need. An environment whose provider cannot offer
  * one says so in {@link ConformanceEnvironment#supports(Feature)}, and those tests are skipped with
  * a message naming the feature (JUnit assumptions), instead of each provider overriding tests.
+ *
+ * <p>Capabilities a device reports itself are not features: SRQ support is read from
+ * {@code queryDevice().maxSrq()}, checked against {@code createSrq}, and the receive queues the
+ * core uses without it are tested on every device (see {@code QueueConformance}).
  */
 public enum Feature {
-    /** Shared receive queues ({@code createSrq}, QPs attached to an SRQ). */
-    SRQ,
     /**
      * QP access flags as the caller sets them at INIT: a responder refuses remote READ or WRITE its
      * QP does not allow.

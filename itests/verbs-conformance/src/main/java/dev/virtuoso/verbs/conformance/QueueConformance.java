@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.spi.verbs.IbvCompChannel;
 import dev.virtuoso.spi.verbs.IbvCq;
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpAttr;
 import dev.virtuoso.spi.verbs.IbvQpState;
@@ -30,7 +32,13 @@ public abstract class QueueConformance extends ConformanceBase {
 
     @Test
     void srqIsConsumedFifoByEveryAttachedQp() throws Exception {
-        assumeSupported(Feature.SRQ);
+        // no silent skip: the capability is the device's own report, checked by
+        // deviceReportsItsSrqCapabilityTruthfully; what the core does without SRQ is tested by
+        // privateReceiveQueuesAreFifoPerQpAndFlushedInOrder on every device
+        IbvDeviceAttr attr = rig.b.queryDevice();
+        assumeTrue(attr.maxSrq() != 0, () -> env.name() + " reports max_srq = 0 (no shared receive queues):"
+                + " the core gives every path QP its own receive queue instead, tested here by"
+                + " privateReceiveQueuesAreFifoPerQpAndFlushedInOrder");
         IbvSrq srq = rig.own(rig.pdB.createSrq(64, 1));
         QpPair p1 = rig.connect(new QpSettings(), srq);
         QpPair p2 = rig.connect(new QpSettings(), srq);
@@ -61,6 +69,75 @@ public abstract class QueueConformance extends ConformanceBase {
             Integer prev = lastImm.put(wc.qpNum(), wc.immData());
             assertTrue(prev == null || prev < wc.immData(), "per-QP order");
         }
+    }
+
+    @Test
+    void deviceReportsItsSrqCapabilityTruthfully() throws Exception {
+        IbvDeviceAttr attr = rig.b.queryDevice();
+        assertTrue(attr.maxSge() != 0 && attr.maxQpWr() != 0 && attr.maxCqe() != 0, attr.toString());
+        if (attr.maxSrq() == 0) {
+            VerbsException e = assertThrows(VerbsException.class, () -> rig.own(rig.pdB.createSrq(16, 1)),
+                    "max_srq = 0 but createSrq worked: " + attr);
+            assertEquals(VerbsException.EOPNOTSUPP, e.errno(), e.getMessage());
+            assertEquals(0, attr.maxSrqWr(), attr.toString());
+        } else {
+            assertTrue(attr.maxSrqWr() != 0 && attr.maxSrqSge() != 0, attr.toString());
+            rig.own(rig.pdB.createSrq(16, 1));
+        }
+    }
+
+    /**
+     * Private receive queues, as the core uses them on a device without SRQ: each QP consumes its
+     * own receives in posting order with its own data, and when one QP fails its receives still
+     * posted complete with WR_FLUSH_ERR in posting order (so their buffers can be accounted for)
+     * while the other QP keeps receiving.
+     */
+    @Test
+    void privateReceiveQueuesAreFifoPerQpAndFlushedInOrder() throws Exception {
+        QpPair p1 = rig.connect(new QpSettings());
+        QpPair p2 = rig.connect(new QpSettings());
+        int n = 8;
+        int size = rig.mtu() + 5;
+        Mem dst = rig.mem(rig.pdB, 2 * n * size, ALL);
+        for (int i = 0; i < n; i++) {
+            p1.b().postRecv(Rig.recv(100 + i, dst, i * size, size));
+            p2.b().postRecv(Rig.recv(200 + i, dst, (n + i) * size, size));
+        }
+        Mem src = rig.mem(rig.pdA, size, ALL);
+        for (int i = 0; i < n / 2; i++) {
+            for (QpPair p : new QpPair[] {p1, p2}) {
+                src.fill((byte) (p == p1 ? 1 : 2));
+                p.a().postSend(Rig.wr(i, IbvWrOpcode.SEND, src, 0, size, null, 0));
+                assertEquals(IbvWcStatus.SUCCESS, Rig.expect(rig.cqA, 1).get(0).status());
+            }
+        }
+        List<IbvWc> rc = Rig.expect(rig.cqB, n);
+        int next1 = 100;
+        int next2 = 200;
+        for (IbvWc wc : rc) {
+            assertEquals(IbvWcStatus.SUCCESS, wc.status(), wc.toString());
+            boolean first = wc.qpNum() == p1.b().qpNum();
+            assertTrue(first || wc.qpNum() == p2.b().qpNum(), wc.toString());
+            assertEquals(first ? next1++ : next2++, wc.wrId(), "each QP consumes its own receives in order");
+            int slot = (int) wc.wrId() % 100 + (first ? 0 : n);
+            assertTrue(dst.all(slot * size, size, (byte) (first ? 1 : 2)), "receive " + wc.wrId() + " holds "
+                    + "another QP's data");
+        }
+        // p1's B end fails: its four receives left are flushed, in posting order
+        p1.b().modifyQp(new IbvQpAttr().qpState(IbvQpState.ERR), IbvQpAttr.STATE);
+        List<IbvWc> flushed = Rig.expect(rig.cqB, n / 2);
+        for (int i = 0; i < n / 2; i++) {
+            assertEquals(IbvWcStatus.WR_FLUSH_ERR, flushed.get(i).status(), flushed.get(i).toString());
+            assertEquals(100 + n / 2 + i, flushed.get(i).wrId(), "flushed in posting order");
+            assertEquals(p1.b().qpNum(), flushed.get(i).qpNum());
+        }
+        // p2 is unaffected
+        src.fill((byte) 2);
+        p2.a().postSend(Rig.wr(99, IbvWrOpcode.SEND, src, 0, size, null, 0));
+        assertEquals(IbvWcStatus.SUCCESS, Rig.expect(rig.cqA, 1).get(0).status());
+        IbvWc last = Rig.expect(rig.cqB, 1).get(0);
+        assertEquals(IbvWcStatus.SUCCESS, last.status(), last.toString());
+        assertEquals(200 + n / 2, last.wrId());
     }
 
     @Test

@@ -17,20 +17,27 @@ final class SoftFabricEnvironment implements ConformanceEnvironment {
     private final FabricNetwork network;
     private final FabricLink link;
     private final SoftVerbsProvider provider;
+    private final boolean srq;
 
     SoftFabricEnvironment() {
+        this(true);
+    }
+
+    /** @param srq whether the RNICs offer SRQs (false: they report {@code max_srq = 0}) */
+    SoftFabricEnvironment(boolean srq) {
+        this.srq = srq;
         network = new FabricNetwork("conformance", 42);
         network.addHost("a", "10.0.0.1");
         network.addHost("b", "10.0.0.2");
         link = network.link("a", "b", LinkSpec.UNLIMITED);
         provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").fabric(network, "a").build(),
-                SoftRnicConfig.builder("b").fabric(network, "b").build());
+                SoftRnicConfig.builder("a").fabric(network, "a").sharedReceiveQueues(srq).build(),
+                SoftRnicConfig.builder("b").fabric(network, "b").sharedReceiveQueues(srq).build());
     }
 
     @Override
     public String name() {
-        return "soft/fabric";
+        return srq ? "soft/fabric" : "soft/fabric/no-srq";
     }
 
     @Override

@@ -85,6 +85,11 @@ public final class SoftVerbsComponent implements VerbsProvider {
         @AttributeDefinition(name = "Idle spin (microseconds)",
                 description = "How long an idle engine thread spins before parking.", min = "0")
         int spinMicros() default 20;
+
+        @AttributeDefinition(name = "Shared receive queues",
+                description = "Whether the devices offer SRQs; false makes them report max_srq = 0 and refuse"
+                        + " createSrq, like a binding without SRQs (the core then uses per-QP receive queues).")
+        boolean sharedReceiveQueues() default true;
     }
 
     private SoftVerbsProvider provider;
@@ -138,7 +143,7 @@ public final class SoftVerbsComponent implements VerbsProvider {
             b.icrcCheck(false);
         }
         return b.windowPackets(config.windowPackets())
-                .spinNanos(config.spinMicros() * 1000L);
+                .spinNanos(config.spinMicros() * 1000L).sharedReceiveQueues(config.sharedReceiveQueues());
     }
 
     @Deactivate

@@ -169,6 +169,28 @@ class SoftVerbsProviderTest {
     }
 
     @Test
+    void componentCanServeDevicesWithoutSharedReceiveQueues() throws Exception {
+        SoftVerbsComponent component = new SoftVerbsComponent();
+        component.start(config(Map.of("wire", "fabric", "fabricSpec", "A=10.0.0.1 B=10.0.0.2",
+                "sharedReceiveQueues", false)));
+        try (IbvContext c = component.openDevice("A"); IbvPd pd = c.allocPd()) {
+            assertEquals(0, c.queryDevice().maxSrq());
+            VerbsException e = assertThrows(VerbsException.class, () -> pd.createSrq(8, 1));
+            assertEquals(VerbsException.EOPNOTSUPP, e.errno());
+        } finally {
+            component.deactivate();
+        }
+        component = new SoftVerbsComponent();
+        component.start(config(Map.of("wire", "fabric", "fabricSpec", "A=10.0.0.1 B=10.0.0.2")));
+        try (IbvContext c = component.openDevice("A"); IbvPd pd = c.allocPd()) {
+            assertTrue(c.queryDevice().maxSrq() > 0, "SRQs by default");
+            pd.createSrq(8, 1).close();
+        } finally {
+            component.deactivate();
+        }
+    }
+
+    @Test
     void fabricModeRegistersFabricControlUntilDeactivated() throws Exception {
         List<Object[]> registered = new java.util.ArrayList<>();
         boolean[] unregistered = {false};

@@ -20,8 +20,9 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * <p>A set is posted while its QP lives. When the QP fails, its remaining slots complete with
  * flush errors and are not reposted; once every slot posted on it has completed, or its QP was
  * detached, the set is reused for the next QP. Sets whose flushes never arrive (a provider that
- * drops a destroyed QP's completions) are reclaimed when more than {@link #MAX_LINGERING} of them
- * wait; a late completion of a reclaimed set carries an old generation in its wr_id and is ignored.
+ * drops a destroyed QP's completions) are reclaimed, oldest first, when more of them wait than
+ * there are live QPs (at least {@link #MAX_LINGERING}), so memory stays within about twice the live
+ * sets; a late completion of a reclaimed set carries an old generation in its wr_id and is ignored.
  *
  * <p>wr_id: {@link Reassembly#WR_ID_TAG}, set index (bits 48..59), set generation (bits 32..47),
  * slot (bits 0..31). Engine thread only (the handshake thread before the engine starts).
@@ -65,14 +66,6 @@ final class SlotSets {
         this.pd = pd;
         this.slots = slots;
         this.slotBytes = slotBytes;
-    }
-
-    int slots() {
-        return slots;
-    }
-
-    int slotBytes() {
-        return slotBytes;
     }
 
     /** Gives {@code qp} a set; posts it at once if the reassembly has started. */
@@ -144,22 +137,6 @@ final class SlotSets {
         }
     }
 
-    /** @return sets currently holding a QP */
-    int attached() {
-        int n = 0;
-        for (SlotSet s : sets) {
-            if (s.qp != null) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** @return sets allocated so far */
-    int allocated() {
-        return sets.size();
-    }
-
     void close() {
         for (SlotSet s : sets) {
             s.qp = null;
@@ -202,11 +179,15 @@ final class SlotSets {
         return s;
     }
 
-    /** Detached sets still waiting for completions beyond {@link #MAX_LINGERING}: the oldest is freed. */
+    /** More detached sets still waiting for completions than live ones: the oldest is freed. */
     private void reclaimLingering() {
         int lingering = 0;
+        int live = 0;
         SlotSet oldest = null;
         for (SlotSet s : sets) {
+            if (s.qp != null) {
+                live++;
+            }
             if (s.qp == null && s.outstanding > 0) {
                 lingering++;
                 if (oldest == null || s.retiredOrder < oldest.retiredOrder) {
@@ -214,7 +195,7 @@ final class SlotSets {
                 }
             }
         }
-        if (lingering > MAX_LINGERING) {
+        if (lingering > Math.max(MAX_LINGERING, live)) {
             // its QP is destroyed, so nothing writes into it; a late completion has an old generation
             oldest.outstanding = 0;
         }

@@ -94,12 +94,33 @@ public interface Decomposition extends AutoCloseable {
 
     /**
      * The chunks in flight on a path will not complete (its QP was destroyed): their ranges are
-     * placed again on other paths.
+     * placed again on other paths; their messages complete only after {@link #pathFenced}.
      *
      * @param path path slot
      * @return chunks abandoned
      */
     int abandonPath(int path);
+
+    /**
+     * The peer has confirmed that nothing posted so far on a path can still take effect: its end of
+     * the path (the QP that receives this side's WRITEs and SENDs) is in ERR or destroyed, so
+     * packets of an abandoned attempt still in the network are dropped. A message with a chunk that
+     * failed or was abandoned on a path is not reported complete before this is called for that
+     * path: otherwise a late packet of the first attempt could land after the application saw the
+     * completion.
+     *
+     * @param path path slot
+     * @return messages that were held for the path and completed now
+     * @since 1.1
+     */
+    int pathFenced(int path);
+
+    /**
+     * @return messages whose data has all been placed but whose completion waits for
+     *     {@link #pathFenced} of a path where one of their attempts failed
+     * @since 1.1
+     */
+    int messagesAwaitingFence();
 
     /**
      * Fails every unfinished message.

@@ -17,6 +17,7 @@ public final class DecompositionCounters {
     volatile long postRefused;
     volatile long policyFaults;
     volatile long failoverTimeouts;
+    volatile long fenceWaits;
 
     /** @return MP work requests accepted */
     public long messagesSubmitted() {
@@ -73,6 +74,15 @@ public final class DecompositionCounters {
         return failoverTimeouts;
     }
 
+    /**
+     * @return messages whose completion was held until the peer confirmed a failed path's old
+     *     attempts dead ({@link Decomposition#pathFenced})
+     * @since 1.1
+     */
+    public long fenceWaits() {
+        return fenceWaits;
+    }
+
     /** @return exceptions thrown by policy sessions (the session was replaced by the built-in) */
     public long policyFaults() {
         return policyFaults;
@@ -93,6 +103,7 @@ public final class DecompositionCounters {
             case POST_REFUSED -> postRefused++;
             case POLICY_FAULT -> policyFaults++;
             case FAILOVER_TIMEOUT -> failoverTimeouts++;
+            case FENCE_WAIT -> fenceWaits++;
             default -> throw new IllegalArgumentException(String.valueOf(c));
         }
     }
@@ -100,7 +111,7 @@ public final class DecompositionCounters {
     /** Names of the counters for {@link #add}. */
     public enum Counter {
         SUBMITTED, COMPLETED, FAILED, POSTED, REPOSTED, CHUNK_FAILED, STALE, DEFERRED, INVALID_PLACEMENT,
-        POST_REFUSED, POLICY_FAULT, FAILOVER_TIMEOUT
+        POST_REFUSED, POLICY_FAULT, FAILOVER_TIMEOUT, FENCE_WAIT
     }
 
     @Override
@@ -109,6 +120,7 @@ public final class DecompositionCounters {
                 + ", failed=" + messagesFailed + ", chunks=" + chunksPosted + ", reposted=" + chunksReposted
                 + ", chunkErrors=" + chunksFailed + ", stale=" + staleCompletions + ", deferred="
                 + placementsDeferred + ", invalidPlacements=" + invalidPlacements + ", refused=" + postRefused
-                + ", policyFaults=" + policyFaults + ", failoverTimeouts=" + failoverTimeouts + "]";
+                + ", policyFaults=" + policyFaults + ", failoverTimeouts=" + failoverTimeouts + ", fenceWaits="
+                + fenceWaits + "]";
     }
 }

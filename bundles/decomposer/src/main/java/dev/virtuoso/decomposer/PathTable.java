@@ -18,6 +18,12 @@ public final class PathTable implements PathStateView {
     /** Rate samples are taken over windows at least this long. */
     static final long RATE_WINDOW_NANOS = 2_000_000L;
     private static final double RATE_GAIN = 0.25;
+    /**
+     * Most slots a table may have: the decomposition keeps per-message sets of paths in 64-bit masks.
+     *
+     * @since 1.1
+     */
+    public static final int MAX_CAPACITY = 64;
 
     private final int capacity;
     private volatile int count;
@@ -37,8 +43,8 @@ public final class PathTable implements PathStateView {
 
     /** @param capacity most paths the connection may ever have (slots are not reused) */
     public PathTable(int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
+        if (capacity < 1 || capacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "]: " + capacity);
         }
         this.capacity = capacity;
         state = new PathState[capacity];

@@ -259,10 +259,16 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
                 failMessage(m, failure, msgs.opcode[m] + " chunk failed on path " + p + ": " + st);
             } else {
                 repost(m, off, n);
+                needFence(m, p);
             }
         }
         waiting = false;
         maybeComplete(m);
+    }
+
+    /** Message {@code m} had an attempt on path {@code p} that failed: late packets of it may still land. */
+    private void needFence(int m, int p) {
+        msgs.fenceMask[m] |= 1L << p;
     }
 
     private void repost(int m, long off, long n) {
@@ -307,6 +313,14 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         if (!msgs.failed(m) && msgs.completedBytes[m] < msgs.length[m]) {
             return;
         }
+        if (!msgs.failed(m) && msgs.fenceMask[m] != 0) {
+            // every byte is placed, but a failed attempt on another path may still land later
+            if (!msgs.heldForFence[m]) {
+                msgs.heldForFence[m] = true;
+                counters.add(Counter.FENCE_WAIT);
+            }
+            return;
+        }
         complete(m);
     }
 
@@ -338,10 +352,38 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
                 paths.onCompleted(path, len, -1, false);
                 chunkComplete(path, len, 0, ChunkOutcome.FLUSHED);
                 repost(m, off, len);
+                needFence(m, path);
                 maybeComplete(m);
             }
         }
         waiting = false;
+        return n;
+    }
+
+    @Override
+    public int pathFenced(int path) {
+        long bit = 1L << path;
+        int n = 0;
+        for (int m = 0; m < msgs.capacity(); m++) {
+            if (msgs.inUse(m) && (msgs.fenceMask[m] & bit) != 0) {
+                msgs.fenceMask[m] &= ~bit;
+                if (msgs.fenceMask[m] == 0 && msgs.heldForFence[m]) {
+                    n++;
+                }
+                maybeComplete(m);
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int messagesAwaitingFence() {
+        int n = 0;
+        for (int m = 0; m < msgs.capacity(); m++) {
+            if (msgs.inUse(m) && msgs.heldForFence[m] && msgs.fenceMask[m] != 0) {
+                n++;
+            }
+        }
         return n;
     }
 

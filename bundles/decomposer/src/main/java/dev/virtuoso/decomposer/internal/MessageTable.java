@@ -29,6 +29,10 @@ final class MessageTable {
     /** Whether the message waits in the fresh-placement queue. */
     final boolean[] inFresh;
     final long[] pathMask;
+    /** Paths where an attempt of this message failed and the peer has not yet fenced them. */
+    final long[] fenceMask;
+    /** Counted once as held for a fence. */
+    final boolean[] heldForFence;
     final MpStatus[] status;
     final String[] detail;
     private final SlotStack slots;
@@ -54,6 +58,8 @@ final class MessageTable {
         started = new boolean[capacity];
         inFresh = new boolean[capacity];
         pathMask = new long[capacity];
+        fenceMask = new long[capacity];
+        heldForFence = new boolean[capacity];
         status = new MpStatus[capacity];
         detail = new String[capacity];
         slots = new SlotStack(capacity);
@@ -96,6 +102,8 @@ final class MessageTable {
         started[m] = false;
         inFresh[m] = false;
         pathMask[m] = 0;
+        fenceMask[m] = 0;
+        heldForFence[m] = false;
         status[m] = MpStatus.SUCCESS;
         detail[m] = null;
         return m;

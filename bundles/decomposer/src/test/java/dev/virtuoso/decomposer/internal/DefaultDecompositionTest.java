@@ -219,6 +219,8 @@ class DefaultDecompositionTest {
         for (RecordingTransport.Chunk c : again) {
             assertTrue(c.path() != 0);
         }
+        assertTrue(done.isEmpty(), "held until path 0 is fenced");
+        d.pathFenced(0);
         assertEquals(1, done.size());
         assertEquals(MpStatus.SUCCESS, done.get(0).status());
         assertEquals(6 * MIB, done.get(0).bytes());
@@ -367,6 +369,8 @@ class DefaultDecompositionTest {
         for (RecordingTransport.Chunk c : first) {
             complete(c, c.path() == 1 ? IbvWcStatus.WR_FLUSH_ERR : IbvWcStatus.SUCCESS);
         }
+        assertTrue(done.isEmpty(), "held until path 1 is fenced");
+        d.pathFenced(1);
         assertEquals(1, done.size());
         assertEquals(MpStatus.SUCCESS, done.get(0).status());
         assertEquals(1, d.counters().staleCompletions(), "the abandoned chunk's flush is ignored");

@@ -562,7 +562,8 @@ final class ConnectionEngine implements Runnable {
 
     /** @return a one-line diagnostic of the engine's state (engine thread) */
     String describe() {
-        return "messages=" + decomposition.messagesInProgress() + " chunks=" + decomposition.chunksInFlight()
+        return "messages=" + decomposition.messagesInProgress() + " awaitingFence="
+                + decomposition.messagesAwaitingFence() + " chunks=" + decomposition.chunksInFlight()
                 + " pendingSends=" + !pendingSends.isEmpty() + " receives=" + reassembly.receivesInProgress() + " "
                 + decomposition.counters() + " " + reassembly.counters() + " pathFailures=" + paths.pathFailures()
                 + " unknownCqes=" + unknownCompletions + " " + monitor.describe() + " paths=" + pathStatsNow();

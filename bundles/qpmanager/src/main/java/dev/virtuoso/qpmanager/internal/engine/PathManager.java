@@ -55,6 +55,7 @@ final class PathManager implements ChunkTransport {
     static final long MIN_REPAIR_DELAY_NANOS = 10_000_000L;
     static final long MAX_REPAIR_DELAY_NANOS = 1_000_000_000L;
     private static final long FLUSH_WAIT_NANOS = 1_000_000_000L;
+    private static final String QP_RECREATE_FAILED = "cannot re-create the QP: ";
 
     private final VerbsResources res;
     private final Reassembly receives;
@@ -242,6 +243,8 @@ final class PathManager implements ChunkTransport {
         decomposition.abandonPath(p);
         events.pathAbandoned(p);
         QpBuilder.destroy(s.qp, receives);
+        // the peer destroyed its old QP before asking: no attempt of ours on the path can land any more
+        decomposition.pathFenced(p);
         try {
             s.qp = QpBuilder.create(res.pd, res.cq, receives, settings.sendQueueDepth());
             s.localPsn = Authenticator.initialPsn();
@@ -251,7 +254,7 @@ final class PathManager implements ChunkTransport {
             s.mtu = Math.min(options.mtu(), m.mtu());
             QpBuilder.connect(s, options);
         } catch (VerbsException e) {
-            nak(Protocol.REPAIR_NAK, m.requestId(), "cannot re-create the QP: " + e.getMessage());
+            nak(Protocol.REPAIR_NAK, m.requestId(), QP_RECREATE_FAILED + e.getMessage());
             return;
         }
         s.awaitingReady = true;
@@ -282,6 +285,8 @@ final class PathManager implements ChunkTransport {
             s.nextRepairAt = table.nowNanos() + s.repairDelayNanos;
             return;
         }
+        // the peer destroyed its old QP before answering: our abandoned attempts can no longer land
+        decomposition.pathFenced(s.id);
         s.completedAtRepair = table.chunksCompleted(s.id);
         table.state(s.id, PathState.UP);
         events.pathState(s.id, PathState.UP);
@@ -293,6 +298,10 @@ final class PathManager implements ChunkTransport {
         AddPathNak m = AddPathNak.decode(body);
         PathSlot s = byRepairRequest(m.requestId());
         if (s != null) {
+            if (m.reason().startsWith(QP_RECREATE_FAILED)) {
+                // the peer destroyed its old QP before it failed to make a new one
+                decomposition.pathFenced(s.id);
+            }
             s.dropRepair();
             s.nextRepairAt = table.nowNanos() + s.repairDelayNanos;
         }
@@ -535,6 +544,9 @@ final class PathManager implements ChunkTransport {
                 decomposition.abandonPath(p);
                 events.pathAbandoned(p);
                 s.destroy();
+                // both sides drained (or the deadline passed): the peer destroys its end as well; no
+                // message may wait for this path any longer
+                decomposition.pathFenced(p);
                 work++;
             }
         }

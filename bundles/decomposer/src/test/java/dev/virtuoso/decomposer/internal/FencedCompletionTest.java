@@ -1,0 +1,136 @@
+package dev.virtuoso.decomposer.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.decomposer.DecompositionConfig;
+import dev.virtuoso.decomposer.DecompositionWiring;
+import dev.virtuoso.decomposer.MessageSpec;
+import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcOpcode;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+
+/**
+ * A message with an attempt that failed (or was abandoned) on a path is reported complete only once
+ * the peer confirmed that path's old attempts dead ({@link Decomposition#pathFenced}): late packets
+ * of the first attempt must not land after the application saw the completion.
+ */
+class FencedCompletionTest {
+    private static final long MIB = 1 << 20;
+
+    private final RecordingTransport transport = new RecordingTransport();
+    private final List<MpStatus> done = new ArrayList<>();
+    private final MessageSpec spec = new MessageSpec();
+    private final IbvWc wc = new IbvWc();
+    private PathTable paths;
+    private Decomposition d;
+
+    @BeforeEach
+    void setUp() {
+        paths = new PathTable(16);
+        for (int i = 0; i < 3; i++) {
+            paths.add();
+        }
+        d = new DecomposerComponent().newDecomposition(
+                new DecompositionConfig("t", 64, 256, 64 * 1024, MIB, 4, 1_000_000_000L),
+                new DecompositionWiring(paths, transport, (wrId, tag, op, st, bytes, n, detail) -> done.add(st), null,
+                        null));
+        d.tick(1_000_000_000L);
+    }
+
+    private void complete(RecordingTransport.Chunk c, IbvWcStatus status) {
+        wc.set(c.wrId(), status, IbvWcOpcode.RDMA_WRITE, c.length(), 0, 0, 1, 0, 0);
+        d.onCompletion(wc);
+    }
+
+    /** Places and completes successfully everything posted until nothing is left. */
+    private void drain() {
+        d.schedule();
+        while (!transport.posted.isEmpty()) {
+            for (RecordingTransport.Chunk c : transport.take()) {
+                complete(c, IbvWcStatus.SUCCESS);
+            }
+            d.schedule();
+        }
+    }
+
+    @Test
+    void aRetriedChunkCompletesItsMessageOnlyAfterTheFailedPathIsFenced() {
+        d.submit(spec.write(1, 0, 1, 6 * MIB, 0, 2));
+        d.schedule();
+        for (RecordingTransport.Chunk c : transport.take()) {
+            complete(c, c.path() == 0 ? IbvWcStatus.RETRY_EXC_ERR : IbvWcStatus.SUCCESS);
+        }
+        drain();
+        assertTrue(done.isEmpty(), "every byte is placed, but path 0's first attempt may still land");
+        assertEquals(1, d.messagesAwaitingFence());
+        assertEquals(1, d.counters().fenceWaits());
+        assertEquals(1, d.messagesInProgress());
+        assertEquals(0, d.pathFenced(1), "another path's fence releases nothing");
+        assertTrue(done.isEmpty());
+        assertEquals(1, d.pathFenced(0));
+        assertEquals(List.of(MpStatus.SUCCESS), done);
+        assertEquals(0, d.messagesInProgress());
+        assertEquals(0, d.messagesAwaitingFence());
+    }
+
+    @Test
+    void anAbandonedChunkCompletesItsMessageOnlyAfterThePathIsFenced() {
+        d.submit(spec.write(1, 0, 1, 3 * MIB, 0, 2));
+        d.schedule();
+        List<RecordingTransport.Chunk> first = transport.take();
+        assertEquals(1, d.abandonPath(1));
+        for (RecordingTransport.Chunk c : first) {
+            if (c.path() != 1) {
+                complete(c, IbvWcStatus.SUCCESS);
+            }
+        }
+        drain();
+        assertTrue(done.isEmpty());
+        d.pathFenced(1);
+        assertEquals(List.of(MpStatus.SUCCESS), done);
+    }
+
+    @Test
+    void aMessageWaitsForEveryPathItFailedOn() {
+        d.submit(spec.write(1, 0, 1, 6 * MIB, 0, 2));
+        d.schedule();
+        for (RecordingTransport.Chunk c : transport.take()) {
+            complete(c, c.path() == 2 ? IbvWcStatus.SUCCESS : IbvWcStatus.RETRY_EXC_ERR);
+        }
+        drain();
+        d.pathFenced(0);
+        assertTrue(done.isEmpty(), "path 1 is not fenced yet");
+        d.pathFenced(1);
+        assertEquals(List.of(MpStatus.SUCCESS), done);
+    }
+
+    @Test
+    void messagesWithoutAFailedAttemptAreNotHeld() {
+        d.submit(spec.write(1, 0, 1, 6 * MIB, 0, 2));
+        drain();
+        assertEquals(List.of(MpStatus.SUCCESS), done);
+        assertEquals(0, d.counters().fenceWaits());
+    }
+
+    @Test
+    void aFenceBeforeTheRetryCompletesDoesNotHoldTheMessageAfterwards() {
+        d.submit(spec.write(1, 0, 1, 3 * MIB, 0, 2));
+        d.schedule();
+        for (RecordingTransport.Chunk c : transport.take()) {
+            complete(c, c.path() == 0 ? IbvWcStatus.RETRY_EXC_ERR : IbvWcStatus.SUCCESS);
+        }
+        assertEquals(0, d.pathFenced(0), "nothing was held yet");
+        drain();
+        assertEquals(List.of(MpStatus.SUCCESS), done);
+    }
+}

@@ -1,6 +1,7 @@
 package dev.virtuoso.verbs.soft.rnic;
 
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -165,6 +166,9 @@ final class Engine implements Runnable, DatagramHandler {
             return;
         }
         parked = true;
+        // a volatile write followed by the acquire reads of the queues is not ordered by the JMM:
+        // without the fence this check may miss a WR whose poster then sees parked still false
+        VarHandle.fullFence();
         try {
             if (commands.isEmpty() && !hasPostedWork()) {
                 wire.await(wait);
@@ -193,8 +197,13 @@ final class Engine implements Runnable, DatagramHandler {
         return n;
     }
 
-    /** Any thread: wakes the engine if it is parked (a WR was posted). */
+    /**
+     * Any thread: wakes the engine if it is parked (a WR was posted). The queues publish with a
+     * release store, which a later load may pass: the fence orders the publication before the read
+     * of {@code parked} (the engine fences between setting it and checking the queues).
+     */
     void doorbell() {
+        VarHandle.fullFence();
         if (parked) {
             wire.wakeup();
         }

@@ -19,6 +19,14 @@ public final class ConnectOptions {
     public static final String BUILTIN_ROUND_ROBIN = "builtin-roundrobin";
     /** The core's own fixed chunk size, used when no named congestion-avoidance policy is bound. */
     public static final String BUILTIN_FIXED_CHUNK = "builtin-fixed";
+    /**
+     * Most paths one connection may have at once: those the handshake sets up plus those added
+     * later (a removed path's slot is reused). The connector's {@code maxPaths} setting may lower
+     * it, never raise it; tools that take a number of paths check against it.
+     *
+     * @since 1.1
+     */
+    public static final int MAX_PATHS = 32;
 
     private final String provider;
     private final String device;
@@ -227,9 +235,13 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param addresses local vNIC addresses, one path each; default every vNIC @return this */
+        /**
+         * @param addresses local vNIC addresses, one path each (at most {@link #MAX_PATHS}); default
+         *     every vNIC, the first {@link #MAX_PATHS} of them
+         * @return this
+         */
         public Builder localAddresses(List<InetAddress> addresses) {
-            this.localAddresses = new ArrayList<>(addresses);
+            this.localAddresses = new ArrayList<>(checkPathCount("local", addresses));
             return this;
         }
 
@@ -244,8 +256,16 @@ public final class ConnectOptions {
          * @return this
          */
         public Builder remoteAddresses(List<InetAddress> addresses) {
-            this.remoteAddresses = new ArrayList<>(addresses);
+            this.remoteAddresses = new ArrayList<>(checkPathCount("remote", addresses));
             return this;
+        }
+
+        private static List<InetAddress> checkPathCount(String which, List<InetAddress> addresses) {
+            if (addresses.size() > MAX_PATHS) {
+                throw new IllegalArgumentException(addresses.size() + " " + which + " addresses: a connection has at most "
+                        + MAX_PATHS + " paths");
+            }
+            return addresses;
         }
 
         /** @param addresses remote vNIC addresses @return this */

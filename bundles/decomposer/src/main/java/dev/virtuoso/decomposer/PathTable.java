@@ -11,8 +11,12 @@ import dev.virtuoso.spi.policy.PathStateView;
  * latency, consecutive errors). Written on the engine thread only; other threads may read it for
  * statistics and then see recent, not necessarily consistent, values.
  *
- * <p>Slots are numbered in the order paths are added and never reused: a removed path stays
- * {@link PathState#DOWN}.
+ * <p>Slots are numbered in the order paths are added. A removed path stays {@link PathState#DOWN}
+ * until its slot is {@linkplain #release released}; {@link #add()} then reuses the lowest released
+ * slot with fresh counters, so a connection may add and remove paths without end while at most
+ * {@link #capacity()} exist at once. Completions of a slot's earlier incarnation cannot reach the
+ * new one: a slot is released only with nothing in flight, after every chunk and probe of the old
+ * QP was released, and those carry a generation in their wr_id that is bumped on release.
  */
 public final class PathTable implements PathStateView {
     /** Rate samples are taken over windows at least this long. */
@@ -39,9 +43,11 @@ public final class PathTable implements PathStateView {
     private final double[] probedCapacity;
     private final long[] windowStart;
     private final long[] windowBytes;
+    private final boolean[] released;
+    private int releasedCount;
     private long now;
 
-    /** @param capacity most paths the connection may ever have (slots are not reused) */
+    /** @param capacity most paths the connection may have at once (released slots are reused) */
     public PathTable(int capacity) {
         if (capacity < 1 || capacity > MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "]: " + capacity);
@@ -60,6 +66,7 @@ public final class PathTable implements PathStateView {
         probedCapacity = new double[capacity];
         windowStart = new long[capacity];
         windowBytes = new long[capacity];
+        released = new boolean[capacity];
         now = System.nanoTime();
     }
 
@@ -75,14 +82,65 @@ public final class PathTable implements PathStateView {
      * @throws IllegalStateException if the capacity is exhausted
      */
     public int add() {
+        if (releasedCount > 0) {
+            for (int slot = 0; slot < count; slot++) {
+                if (released[slot]) {
+                    released[slot] = false;
+                    releasedCount--;
+                    reset(slot);
+                    state[slot] = PathState.UP;
+                    return slot;
+                }
+            }
+        }
         int slot = count;
         if (slot >= capacity) {
-            throw new IllegalStateException("path table full (" + capacity + " slots)");
+            throw new IllegalStateException("path table full (" + capacity + " paths)");
         }
         state[slot] = PathState.UP;
         windowStart[slot] = -1;
         count = slot + 1;
         return slot;
+    }
+
+    /**
+     * Frees the slot of a removed path for a later {@link #add()}; it reads as {@link PathState#DOWN}
+     * with its last counters until then.
+     *
+     * @param path path slot with nothing in flight
+     * @throws IllegalStateException if chunks are still in flight on it
+     * @since 1.1
+     */
+    public void release(int path) {
+        if (inFlightChunks[path] != 0) {
+            throw new IllegalStateException("path " + path + " still has " + inFlightChunks[path] + " chunks in flight");
+        }
+        state[path] = PathState.DOWN;
+        if (!released[path]) {
+            released[path] = true;
+            releasedCount++;
+        }
+    }
+
+    /**
+     * @return paths that occupy a slot (added and not released): at most {@link #capacity()}
+     * @since 1.1
+     */
+    public int slotsInUse() {
+        return count - releasedCount;
+    }
+
+    private void reset(int slot) {
+        inFlightBytes[slot] = 0;
+        completedBytes[slot] = 0;
+        chunksCompleted[slot] = 0;
+        chunksFailed[slot] = 0;
+        consecutiveErrors[slot] = 0;
+        rate[slot] = 0;
+        smoothedLatency[slot] = 0;
+        probedCapacity[slot] = 0;
+        windowStart[slot] = -1;
+        windowBytes[slot] = 0;
     }
 
     /**

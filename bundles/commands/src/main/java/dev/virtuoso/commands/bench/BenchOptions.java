@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;
@@ -77,7 +78,8 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .option('n', "iters", "N", "1000", "iterations per size")
             .flag('a', "all", "run every size from 2 B to 8 MiB (powers of two)")
             .option((char) 0, "max-bytes", "SIZE", "256M", "with -a: bytes per size at most (caps -n for big sizes)")
-            .option('q', "paths", "N", "1", "number of paths (one RC QP per vNIC)")
+            .option('q', "paths", "N", "1",
+                    "number of paths (one RC QP per vNIC), at most " + ConnectOptions.MAX_PATHS)
             .option((char) 0, "op", "OP", "write", "write, read or send")
             .option('t', "tx-depth", "N", "16", "MP work requests outstanding")
             .option((char) 0, "policy", "NAME", null, "load-balancing policy, e.g. lb-adaptive (default: connector's)")
@@ -118,7 +120,11 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
         } else {
             sizes.add((int) a.size("size", 1, MAX_SIZE));
         }
-        int paths = a.intValue("paths", 1, 64);
+        int paths = a.intValue("paths", 1, Integer.MAX_VALUE);
+        if (paths > ConnectOptions.MAX_PATHS) {
+            throw new IllegalArgumentException("--paths " + paths + ": a connection has at most "
+                    + ConnectOptions.MAX_PATHS + " paths");
+        }
         List<InetAddress> vnics = new ArrayList<>();
         if (a.value("vnics") != null) {
             for (String v : a.value("vnics").split(",")) {

@@ -61,8 +61,9 @@ public final class ConnectorComponent implements MultipathConnector {
         @AttributeDefinition(description = "Send-queue depth of every path QP", min = "1")
         int sendQueueDepth() default 128;
 
-        @AttributeDefinition(description = "Most paths one connection may have over its life", min = "1", max = "64")
-        int maxPaths() default 32;
+        @AttributeDefinition(description = "Most paths one connection may have at once", min = "1",
+                max = "" + ConnectOptions.MAX_PATHS)
+        int maxPaths() default ConnectOptions.MAX_PATHS;
 
         @AttributeDefinition(description = "Chunks the built-in congestion avoidance lets a path carry at once",
                 min = "1")

@@ -20,7 +20,7 @@ public final class Protocol {
     /** Largest control body accepted. */
     public static final int MAX_CONTROL_BODY = 64 * 1024;
     /** Most paths one connection may have. */
-    public static final int MAX_PATHS = 64;
+    public static final int MAX_PATHS = dev.virtuoso.api.ConnectOptions.MAX_PATHS;
     /** Longest error or disconnect text carried. */
     public static final int MAX_TEXT_BYTES = 256;
     public static final int NONCE_BYTES = 32;

@@ -8,7 +8,10 @@ import dev.virtuoso.api.PathState;
  */
 interface PathEvents {
 
-    /** @param path a slot just added (slots are added in increasing order) */
+    /**
+     * @param path a slot just added: a new slot (in increasing order) or the released slot of a
+     *     removed path, reused
+     */
     void pathAdded(int path);
 
     /**

@@ -328,7 +328,7 @@ final class PathManager implements ChunkTransport {
     void requestAdd(InetAddress local, InetAddress remote, CompletableFuture<Integer> result, long now) {
         try {
             Vnic v = checkLocal(local);
-            if (table.pathCount() + pendingAdds.size() + joining.size() >= table.capacity()) {
+            if (table.slotsInUse() + pendingAdds.size() + joining.size() >= table.capacity()) {
                 throw new VirtuosoException(Reason.NO_PATH, "connection already has " + table.capacity() + " paths");
             }
             PathSlot slot = newSlot(v, remote);
@@ -367,7 +367,7 @@ final class PathManager implements ChunkTransport {
         AddPath m = AddPath.decode(body);
         PathSlot slot = null;
         try {
-            if (table.pathCount() + pendingAdds.size() + joining.size() >= table.capacity()) {
+            if (table.slotsInUse() + pendingAdds.size() + joining.size() >= table.capacity()) {
                 throw new VirtuosoException(Reason.NO_PATH, "connection already has " + table.capacity() + " paths");
             }
             slot = newSlot(checkLocal(m.responder()), m.initiator());
@@ -547,6 +547,9 @@ final class PathManager implements ChunkTransport {
                 // both sides drained (or the deadline passed): the peer destroys its end as well; no
                 // message may wait for this path any longer
                 decomposition.pathFenced(p);
+                // nothing of the old QP is in flight any more (chunks and probes released): a later
+                // addition may take the slot
+                table.release(p);
                 work++;
             }
         }

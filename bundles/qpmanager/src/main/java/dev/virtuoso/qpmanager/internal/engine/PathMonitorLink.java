@@ -81,6 +81,8 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     private final ProbeRequest request = new ProbeRequest();
     private final PathStatistics statistics = new PathStatistics();
     private final boolean[] usable;
+    /** Slots the monitor has heard of through onPathAdded (reused slots are not added twice). */
+    private int announced;
     private final ControlWriter control;
     private final boolean connecting;
     private final long peerProbesDeadline;
@@ -450,7 +452,14 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     public void pathAdded(int path) {
         if (monitor != null && !detachRequested) {
             try {
-                monitor.onPathAdded(path);
+                if (path < announced) {
+                    // the released slot of a removed path, reused: to the monitor (whose SPI adds
+                    // slots in order) it is that path coming back UP, on probation until probed
+                    monitor.onPathState(path, PathState.UP);
+                } else {
+                    monitor.onPathAdded(path);
+                    announced = path + 1;
+                }
                 if (!connecting && stagger == Stagger.DONE) {
                     // this side's monitor does not probe added paths by itself (see the class comment)
                     monitor.requestProbe(path);

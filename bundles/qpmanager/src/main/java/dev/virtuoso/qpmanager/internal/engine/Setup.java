@@ -123,9 +123,10 @@ final class Setup implements PathSetup, AutoCloseable {
         return locals;
     }
 
+    /** The addresses the handshake pairs into paths: at most {@code maxPaths} of them. */
     @Override
     public List<InetAddress> localAddresses() {
-        return locals;
+        return locals.size() > settings.maxPaths() ? locals.subList(0, settings.maxPaths()) : locals;
     }
 
     @Override
@@ -172,6 +173,10 @@ final class Setup implements PathSetup, AutoCloseable {
 
     @Override
     public List<PathAnswer> acceptPaths(ReceiveParams peer, List<PathOffer> offers) throws VirtuosoException {
+        if (offers.size() > settings.maxPaths()) {
+            throw new VirtuosoException(Reason.NO_PATH, "peer offers " + offers.size()
+                    + " paths; this side takes at most " + settings.maxPaths() + " (maxPaths)");
+        }
         open();
         List<PathAnswer> answers = new ArrayList<>(offers.size());
         for (PathOffer o : offers) {

@@ -41,31 +41,41 @@ class PathSlotReuseTest {
     @Test
     void twoHundredRemoveAndAddCyclesReuseThePathSlots() throws Exception {
         try (Fabric f = new Fabric("rate=0", "rate=0")) {
-            Pair p = new Pair(f.connect(Fabric.options().chunkSize(64 * 1024), Fabric.options()), 1 << 20);
-            assertEquals(32, CoreSettings.DEFAULTS.maxPaths());
-            int path = 1;
-            for (int i = 0; i < CYCLES; i++) {
-                p.client.removePath(path);
-                path = p.client.addPath(f.aAddresses.get(1), f.bAddresses.get(1));
-                awaitUp(p.client, path);
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (upPaths(p.server) < 2 && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
-                assertEquals(2, upPaths(p.server), "cycle " + i + ": " + p.server.pathStats());
-                MpCompletion w = p.write(256 * 1024);
-                assertEquals(2, w.paths(), "cycle " + i + ": both paths carried the write");
-                if (i % 25 == 0) {
-                    p.read(256 * 1024);
-                    p.sendAll(100, 200 * 1024);
-                }
-            }
-            assertTrue(p.client.pathStats().size() <= 4, "slots reused: " + p.client.pathStats());
-            assertTrue(p.server.pathStats().size() <= 4, "slots reused: " + p.server.pathStats());
-            PathStats reused = p.client.pathStats().get(path);
-            assertTrue(reused.bytesCompleted() <= 3 * 256 * 1024,
-                    "a reused slot starts its counters afresh: " + reused);
+            cycles(f, CYCLES);
         }
+    }
+
+    @Test
+    void withoutSrqTheReusedSlotsPathsGetTheirOwnReceiveQueues() throws Exception {
+        try (Fabric f = Fabric.withoutSrq("rate=0", "rate=0")) {
+            cycles(f, 60);
+        }
+    }
+
+    private static void cycles(Fabric f, int cycles) throws Exception {
+        Pair p = new Pair(f.connect(Fabric.options().chunkSize(64 * 1024), Fabric.options()), 1 << 20);
+        assertEquals(32, CoreSettings.DEFAULTS.maxPaths());
+        int path = 1;
+        for (int i = 0; i < cycles; i++) {
+            p.client.removePath(path);
+            path = p.client.addPath(f.aAddresses.get(1), f.bAddresses.get(1));
+            awaitUp(p.client, path);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (upPaths(p.server) < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertEquals(2, upPaths(p.server), "cycle " + i + ": " + p.server.pathStats());
+            MpCompletion w = p.write(256 * 1024);
+            assertEquals(2, w.paths(), "cycle " + i + ": both paths carried the write");
+            if (i % 25 == 0) {
+                p.read(256 * 1024);
+                p.sendAll(100, 200 * 1024);
+            }
+        }
+        assertTrue(p.client.pathStats().size() <= 4, "slots reused: " + p.client.pathStats());
+        assertTrue(p.server.pathStats().size() <= 4, "slots reused: " + p.server.pathStats());
+        PathStats reused = p.client.pathStats().get(path);
+        assertTrue(reused.bytesCompleted() <= 3 * 256 * 1024, "a reused slot starts its counters afresh: " + reused);
     }
 
     @Test

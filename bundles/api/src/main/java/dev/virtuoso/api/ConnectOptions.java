@@ -38,6 +38,7 @@ public final class ConnectOptions {
     private final String fallbackCongestionAvoidance;
     private final Map<String, Object> policyProperties;
     private final Duration handshakeTimeout;
+    private final Duration providerTimeout;
     private final Duration failoverTimeout;
     private final byte[] sharedSecret;
     private final int maxOutstanding;
@@ -60,6 +61,7 @@ public final class ConnectOptions {
         fallbackCongestionAvoidance = b.fallbackCongestionAvoidance;
         policyProperties = Map.copyOf(b.policyProperties);
         handshakeTimeout = b.handshakeTimeout;
+        providerTimeout = b.providerTimeout;
         failoverTimeout = b.failoverTimeout;
         sharedSecret = b.sharedSecret == null ? null : b.sharedSecret.clone();
         maxOutstanding = b.maxOutstanding;
@@ -90,6 +92,7 @@ public final class ConnectOptions {
         b.fallbackCongestionAvoidance = fallbackCongestionAvoidance;
         b.policyProperties = new HashMap<>(policyProperties);
         b.handshakeTimeout = handshakeTimeout;
+        b.providerTimeout = providerTimeout;
         b.failoverTimeout = failoverTimeout;
         b.sharedSecret = sharedSecret == null ? null : sharedSecret.clone();
         b.maxOutstanding = maxOutstanding;
@@ -146,6 +149,15 @@ public final class ConnectOptions {
 
     public Duration handshakeTimeout() {
         return handshakeTimeout;
+    }
+
+    /**
+     * @return how long {@link MultipathConnector#listen} and {@link MultipathConnector#connect} wait
+     *     for the verbs provider (and the device) these options name to be available
+     * @since 1.1
+     */
+    public Duration providerTimeout() {
+        return providerTimeout;
     }
 
     public Duration failoverTimeout() {
@@ -209,6 +221,7 @@ public final class ConnectOptions {
         private String fallbackCongestionAvoidance = BUILTIN_FIXED_CHUNK;
         private Map<String, Object> policyProperties = new HashMap<>();
         private Duration handshakeTimeout = Duration.ofSeconds(10);
+        private Duration providerTimeout = Duration.ofSeconds(5);
         private Duration failoverTimeout = Duration.ofSeconds(10);
         private byte[] sharedSecret;
         private int maxOutstanding = 1024;
@@ -306,6 +319,25 @@ public final class ConnectOptions {
         /** @param t limit for each step of the bootstrap handshake; default 10 s @return this */
         public Builder handshakeTimeout(Duration t) {
             this.handshakeTimeout = positive(t, "handshakeTimeout");
+            return this;
+        }
+
+        /**
+         * How long {@code listen} and {@code connect} wait for the named verbs provider to be bound
+         * by the connector and to offer the named device (any device if none is named) before
+         * failing with {@link VirtuosoException.Reason#PROVIDER_UNAVAILABLE}. A provider that is
+         * being re-created (its configuration changed) is thus waited for, so callers need no retry
+         * loop. Zero fails at once.
+         *
+         * @param t the bound, zero or positive; default 5 s
+         * @return this
+         * @since 1.1
+         */
+        public Builder providerTimeout(Duration t) {
+            if (t == null || t.isNegative()) {
+                throw new IllegalArgumentException("providerTimeout must be zero or positive: " + t);
+            }
+            this.providerTimeout = t;
             return this;
         }
 

@@ -8,6 +8,11 @@ import org.osgi.annotation.versioning.ProviderType;
  * Entry point of the application API, published as an OSGi service by the QP manager bundle:
  * {@code MP_rdma_connect} and its listening side.
  *
+ * <p>Readiness: both methods first wait, at most {@link ConnectOptions#providerTimeout()} (5 s by
+ * default), for the verbs provider the options name to be bound and to offer the device they name.
+ * Code that has just (re)configured a provider, e.g. the soft RNIC through ConfigurationAdmin, can
+ * call them at once, with no retry loop.
+ *
  * <p>Thread-safe. Connections and listeners it creates are owned by the caller, who must close
  * them; when the publishing bundle stops, every connection it created is disconnected (outstanding
  * MP work requests complete with {@link MpStatus#FLUSHED}).
@@ -23,7 +28,8 @@ public interface MultipathConnector {
      *     connections
      * @return the listener, owned by the caller
      * @throws VirtuosoException {@code IO} if the address cannot be bound,
-     *     {@code PROVIDER_UNAVAILABLE} if the requested provider or device is absent
+     *     {@code PROVIDER_UNAVAILABLE} if the requested provider or device is still absent after
+     *     {@link ConnectOptions#providerTimeout()}
      */
     MultipathListener listen(InetSocketAddress bootstrap, ConnectOptions options) throws VirtuosoException;
 
@@ -37,7 +43,8 @@ public interface MultipathConnector {
      * @return an established connection, owned by the caller
      * @throws VirtuosoException {@code HANDSHAKE} if the peer rejects us or answers malformed data,
      *     {@code TIMEOUT} if a step times out, {@code NO_PATH} if no path pair can be formed,
-     *     {@code PROVIDER_UNAVAILABLE} or {@code UNKNOWN_POLICY} as named
+     *     {@code PROVIDER_UNAVAILABLE} if the requested provider or device is still absent after
+     *     {@link ConnectOptions#providerTimeout()}, {@code UNKNOWN_POLICY} as named
      */
     MultipathConnection connect(InetSocketAddress remote, ConnectOptions options) throws VirtuosoException;
 }

@@ -37,7 +37,8 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * {@value VerbsProvider#PROVIDER_PROPERTY} property and every policy by
  * {@value LoadBalancerPolicy#NAME_PROPERTY}, all dynamically; connections opened through a
  * provider that goes away are disconnected, sessions of a policy that goes away move to the
- * fallback. Stopping the component disconnects every connection it created. Established
+ * fallback. {@code listen} and {@code connect} wait, bounded by the options' provider timeout, for
+ * the provider they name (a re-configured provider is unbound, then bound anew). Stopping the component disconnects every connection it created. Established
  * connections are published as {@link MultipathConnection} services with
  * {@value ConnectionPublisher#ID_PROPERTY}. A {@link PathMonitorFactory} is used when one is
  * registered (optional, dynamic, greedy): new connections get a monitor from it; when it goes away,
@@ -131,6 +132,10 @@ public final class ConnectorComponent implements MultipathConnector {
     void addProvider(VerbsProvider p, Map<String, Object> props) {
         Object n = props.get(VerbsProvider.PROVIDER_PROPERTY);
         providers.put(n != null ? n.toString() : p.name(), p);
+        Connector c = connector;
+        if (c != null) {
+            c.providerAdded();
+        }
     }
 
     void removeProvider(VerbsProvider p, Map<String, Object> props) {

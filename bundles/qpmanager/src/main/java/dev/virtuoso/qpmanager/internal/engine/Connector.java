@@ -65,6 +65,9 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private volatile Observer observer;
     private volatile PathMonitorFactory monitors;
     private volatile boolean closed;
+    /** Signalled by {@link #providerAdded()} and {@link #close()}; guards {@link #providerGeneration}. */
+    private final Object providerChange = new Object();
+    private long providerGeneration;
 
     /**
      * @param providers verbs provider by name ({@code null} name: the settings' default)
@@ -143,13 +146,71 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         return new ArrayList<>(connections.keySet());
     }
 
+    /**
+     * A verbs provider was bound (or re-bound with new devices): wakes the {@code listen} and
+     * {@code connect} calls waiting for one.
+     */
+    public void providerAdded() {
+        synchronized (providerChange) {
+            providerGeneration++;
+            providerChange.notifyAll();
+        }
+    }
+
+    /**
+     * The provider the options name, once it is bound and offers the device they name (any device
+     * if none): waits for that at most {@link ConnectOptions#providerTimeout()}, woken by
+     * {@link #providerAdded()}, so a provider being re-created after a configuration change needs
+     * no retry loop in the caller.
+     */
     VerbsProvider provider(ConnectOptions o) throws VirtuosoException {
         String name = o.provider() != null ? o.provider() : settings.defaultProvider();
-        VerbsProvider p = providers.apply(name);
-        if (p == null) {
-            throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, "no verbs provider named " + name);
+        long timeout = o.providerTimeout().toNanos();
+        long deadline = System.nanoTime() + timeout;
+        while (true) {
+            long generation;
+            synchronized (providerChange) {
+                generation = providerGeneration;
+            }
+            VerbsProvider p = providers.apply(name);
+            String missing = p == null ? "no verbs provider named " + name : missingDevice(p, o.device());
+            if (missing == null) {
+                return p;
+            }
+            synchronized (providerChange) {
+                while (generation == providerGeneration) {
+                    long left = deadline - System.nanoTime();
+                    if (closed) {
+                        throw new VirtuosoException(Reason.CLOSED, "connector is closed");
+                    }
+                    if (left <= 0) {
+                        throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, missing
+                                + (timeout > 0 ? " (waited " + TimeUnit.NANOSECONDS.toMillis(timeout) + " ms)" : ""));
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(providerChange, left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, missing
+                                + " (interrupted while waiting for it)", e);
+                    }
+                }
+            }
         }
-        return p;
+    }
+
+    /** @return why {@code p} cannot serve {@code device} now, or {@code null} if it can */
+    private static String missingDevice(VerbsProvider p, String device) {
+        try {
+            for (RdmaDevice d : p.devices()) {
+                if (device == null || d.name().equals(device)) {
+                    return null;
+                }
+            }
+        } catch (VerbsException e) {
+            return "provider " + p.name() + " cannot list its devices: " + e.getMessage();
+        }
+        return "provider " + p.name() + " has no device " + (device == null ? "" : device);
     }
 
     private String newId() {
@@ -359,6 +420,9 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        synchronized (providerChange) {
+            providerChange.notifyAll();
+        }
         for (Listener l : listeners) {
             l.close();
         }

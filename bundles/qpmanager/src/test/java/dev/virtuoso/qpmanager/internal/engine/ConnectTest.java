@@ -20,6 +20,8 @@ import dev.virtuoso.api.VirtuosoException.Reason;
 
 /** Connecting through the connector: bad peers are dropped, the listener carries on. */
 class ConnectTest {
+    /** How long a call waits for a provider or device that never comes (ProviderWaitTest covers the wait). */
+    private static final java.time.Duration SHORT = java.time.Duration.ofMillis(100);
 
     @Test
     void badPeersAreDroppedAndTheListenerCarriesOn() throws Exception {
@@ -60,10 +62,10 @@ class ConnectTest {
         try (Fabric f = new Fabric("rate=0")) {
             InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
             VirtuosoException p = assertThrows(VirtuosoException.class,
-                    () -> f.connector.connect(nowhere, Fabric.options().provider("disni").build()));
+                    () -> f.connector.connect(nowhere, Fabric.options().provider("disni").providerTimeout(SHORT).build()));
             assertEquals(Reason.PROVIDER_UNAVAILABLE, p.reason());
             VirtuosoException d = assertThrows(VirtuosoException.class,
-                    () -> f.connector.connect(nowhere, Fabric.options().device("nic9").build()));
+                    () -> f.connector.connect(nowhere, Fabric.options().device("nic9").providerTimeout(SHORT).build()));
             assertEquals(Reason.PROVIDER_UNAVAILABLE, d.reason());
             VirtuosoException a = assertThrows(VirtuosoException.class, () -> f.connector.connect(nowhere,
                     Fabric.options().device("a").localAddresses(Fabric.ip("192.0.2.1")).build()));
@@ -72,7 +74,7 @@ class ConnectTest {
                     () -> f.connector.connect(nowhere, Fabric.options().device("a").build()));
             assertTrue(io.reason() == Reason.IO || io.reason() == Reason.TIMEOUT, io.toString());
             VirtuosoException l = assertThrows(VirtuosoException.class, () -> f.connector.listen(
-                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), Fabric.options().device("x").build()));
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), Fabric.options().device("x").providerTimeout(SHORT).build()));
             assertEquals(Reason.PROVIDER_UNAVAILABLE, l.reason());
         }
     }

@@ -24,7 +24,7 @@ import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 
 /**
- * Every project bundle (every {@code dev.virtuoso} dependency of this module) resolves and is
+ * Every project bundle (every {@code dev.virtuoso} bundle {@link VirtuosoOsgiOptions} provisions) resolves and is
  * ACTIVE, and its DS components are satisfied and activate, together with SCR and ConfigAdmin, in
  * the framework this surefire execution selected. A failure names the bundle, its state and the
  * framework's resolution or activation error.
@@ -49,9 +49,9 @@ public class ProjectBundlesTest extends VirtuosoOsgiTestSupport {
 
     @Test
     public void everyProjectBundleIsActive() {
-        List<Path> jars = VirtuosoOsgiOptions.projectBundleJars();
-        assertFalse("no project bundle provisioned; see itests/osgi/pom.xml", jars.isEmpty());
-        assertAllActive(jars, "dev.virtuoso.");
+        List<String> locations = VirtuosoOsgiOptions.projectBundleLocations();
+        assertFalse("no project bundle provisioned; see VirtuosoOsgiOptions", locations.isEmpty());
+        assertAllActive(locations, "dev.virtuoso.");
     }
 
     @Test
@@ -66,8 +66,8 @@ public class ProjectBundlesTest extends VirtuosoOsgiTestSupport {
 
     @Test
     public void runtimeBundlesAreActive() {
-        List<Path> jars = VirtuosoOsgiOptions.runtimeBundleJars();
-        assertAllActive(jars, "org.");
+        List<String> locations = VirtuosoOsgiOptions.runtimeBundleLocations();
+        assertAllActive(locations, "org.");
         for (String name : new String[] {"org.apache.felix.scr", "org.apache.felix.configadmin"}) {
             assertEquals(name, Bundle.ACTIVE, bundle(name).getState());
         }
@@ -81,9 +81,9 @@ public class ProjectBundlesTest extends VirtuosoOsgiTestSupport {
     @Test
     public void everyProjectComponentIsSatisfiedAndActivates() throws InterruptedException {
         List<Bundle> bundles = new ArrayList<>();
-        for (Path jar : VirtuosoOsgiOptions.projectBundleJars()) {
-            Bundle bundle = context().getBundle(VirtuosoOsgiOptions.location(jar));
-            assertNotNull(jar + " not installed", bundle);
+        for (String location : VirtuosoOsgiOptions.projectBundleLocations()) {
+            Bundle bundle = context().getBundle(location);
+            assertNotNull(location + " not installed", bundle);
             bundles.add(bundle);
         }
         // SCR may still be processing registrations made while the framework started
@@ -149,17 +149,17 @@ public class ProjectBundlesTest extends VirtuosoOsgiTestSupport {
         }
     }
 
-    private void assertAllActive(List<Path> jars, String namePrefix) {
+    private void assertAllActive(List<String> locations, String namePrefix) {
         List<String> problems = new ArrayList<>();
-        for (Path jar : jars) {
-            Bundle bundle = context().getBundle(VirtuosoOsgiOptions.location(jar));
+        for (String location : locations) {
+            Bundle bundle = context().getBundle(location);
             if (bundle == null) {
-                problems.add(jar.getFileName() + " was not installed");
+                problems.add(location + " was not installed");
                 continue;
             }
             String name = bundle.getSymbolicName();
             if (name == null || !name.startsWith(namePrefix)) {
-                problems.add(jar.getFileName() + " has Bundle-SymbolicName " + name
+                problems.add(location + " has Bundle-SymbolicName " + name
                         + ", expected a bundle named " + namePrefix + "*");
                 continue;
             }

@@ -166,23 +166,12 @@ final class SoftFabric implements AutoCloseable {
     }
 
     /**
-     * Listens on device b. The connector binds the re-registered soft provider in its own service
-     * listener, which may run after this test's tracker saw the service, so a PROVIDER_UNAVAILABLE
-     * refusal is retried for at most {@link VirtuosoOsgiTestSupport#SERVICE_TIMEOUT}.
+     * Listens on device b. No retry: listen waits (bounded by the options' provider timeout) for
+     * the connector to bind the soft provider re-created by {@link #configureFabric}.
      */
-    private MultipathListener listenOnB() throws VirtuosoException, InterruptedException {
-        long deadline = System.nanoTime() + VirtuosoOsgiTestSupport.SERVICE_TIMEOUT.toNanos();
-        while (true) {
-            try {
-                return connector.service().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                        softOptions().device("b").localAddresses(bAddresses).build());
-            } catch (VirtuosoException e) {
-                if (e.reason() != VirtuosoException.Reason.PROVIDER_UNAVAILABLE || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(5);
-            }
-        }
+    private MultipathListener listenOnB() throws VirtuosoException {
+        return connector.service().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                softOptions().device("b").localAddresses(bAddresses).build());
     }
 
     /** Disconnects whatever the test opened and deletes the fabric configuration. */

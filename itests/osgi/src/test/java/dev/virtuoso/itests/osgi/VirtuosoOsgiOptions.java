@@ -8,38 +8,39 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 import static org.ops4j.pax.exam.CoreOptions.systemTimeout;
 import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import org.ops4j.pax.exam.Option;
 
+import dev.virtuoso.paxexam.VirtuosoOptions;
+
 /**
- * Pax Exam options that provision the Virtuoso runtime: Felix SCR, ConfigAdmin and their
- * dependencies, then every project bundle, all as {@code file:} URLs into the copies the build
- * made under {@code target/osgi-bundles} (nothing is downloaded at test time).
+ * Pax Exam options of this module's tests, built on the project's published helper
+ * {@link VirtuosoOptions} (artifact {@code dev.virtuoso:virtuoso-pax-exam}): its OSGi runtime
+ * (SCR, ConfigAdmin and what they need), core, soft provider, policies and commands, plus the
+ * Gogo runtime's bundles and the DiSNI provider, which this module checks too. Bundles are
+ * {@code mvn:} URLs that pax-url-aether resolves from {@code target/maven-repo}, where the build
+ * copied this module's dependencies (nothing is downloaded at test time).
  *
- * <p>Which project bundles are provisioned is decided by the module's pom: every
- * {@code dev.virtuoso} dependency is copied to {@code target/osgi-bundles/project}. The directory
- * and the framework under test come from system properties set by surefire; running a test outside
- * Maven without them fails fast with a message rather than testing nothing.
- *
- * <p>Stateless; used on the host (to build the configuration) and inside the framework (to list
- * the project bundles that must be active).
+ * <p>The host side ({@link #baseline()}) also hands the bundle locations to the framework side as
+ * system properties (same JVM), so the in-framework checks know which bundles must be active
+ * without loading the helper, which is not in the framework.
  */
 public final class VirtuosoOsgiOptions {
 
-    /** System property: directory with the {@code runtime}, {@code project} and {@code pax} bundle copies. */
+    /** System property: directory for files the tests make (e.g. the libdisni fragment). */
     public static final String BUNDLES_DIR_PROPERTY = "virtuoso.itest.bundles";
     /** System property: {@code felix} or {@code equinox}, the framework surefire put on the class path. */
     public static final String FRAMEWORK_PROPERTY = "virtuoso.itest.framework";
     /** System property: where the framework keeps its storage for this run. */
     public static final String WORKDIR_PROPERTY = "virtuoso.itest.workdir";
+    /** System property set for the framework side: the runtime bundles' locations, comma-separated. */
+    static final String RUNTIME_LOCATIONS_PROPERTY = "virtuoso.itest.runtimeBundles";
+    /** System property set for the framework side: the project bundles' locations, comma-separated. */
+    static final String PROJECT_LOCATIONS_PROPERTY = "virtuoso.itest.projectBundles";
 
     /** How long Pax Exam waits for the framework and its own services. */
     private static final long EXAM_TIMEOUT_MILLIS = 30_000;
@@ -73,41 +74,44 @@ public final class VirtuosoOsgiOptions {
                 systemTimeout(EXAM_TIMEOUT_MILLIS),
                 // pax-logging-api's fallback logger prints to stdout; keep it to real problems
                 systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
+                systemProperty(RUNTIME_LOCATIONS_PROPERTY).value(String.join(",", runtimeLocationsOnHost())),
+                systemProperty(PROJECT_LOCATIONS_PROPERTY).value(String.join(",", projectLocationsOnHost())),
                 junitBundles());
     }
 
     /**
-     * Felix SCR, Felix ConfigAdmin and the OSGi utility bundles they need.
+     * {@link VirtuosoOptions#osgiRuntime()} and the Gogo runtime.
      *
      * @return the composite option
      */
     public static Option runtime() {
-        return provision(runtimeBundleJars());
+        return provision(runtimeLocationsOnHost());
     }
 
     /**
-     * Every project bundle the pom lists.
+     * {@link VirtuosoOptions#core()}, {@link VirtuosoOptions#softProvider()},
+     * {@link VirtuosoOptions#policies()}, the commands bundle and the DiSNI provider.
      *
      * @return the composite option
      */
     public static Option projectBundles() {
-        return provision(projectBundleJars());
+        return provision(projectLocationsOnHost());
     }
 
-    /** @return the runtime bundle jars, sorted by file name */
-    public static List<Path> runtimeBundleJars() {
-        return jarsIn(bundlesDir().resolve("runtime"));
+    /** @return the runtime bundles' locations; inside the framework, from the system property */
+    public static List<String> runtimeBundleLocations() {
+        return Arrays.asList(requiredProperty(RUNTIME_LOCATIONS_PROPERTY).split(","));
     }
 
-    /** @return the project bundle jars, sorted by file name */
-    public static List<Path> projectBundleJars() {
-        return jarsIn(bundlesDir().resolve("project"));
+    /** @return the project bundles' locations; inside the framework, from the system property */
+    public static List<String> projectBundleLocations() {
+        return Arrays.asList(requiredProperty(PROJECT_LOCATIONS_PROPERTY).split(","));
     }
 
     /**
-     * The bundle location a jar is installed under; lets tests find the bundle installed from it.
+     * The bundle location a file is installed under.
      *
-     * @param jar a jar from {@link #projectBundleJars()} or {@link #runtimeBundleJars()}
+     * @param jar a bundle file
      * @return its {@code file:} URL
      */
     public static String location(Path jar) {
@@ -119,26 +123,31 @@ public final class VirtuosoOsgiOptions {
         return requiredProperty(FRAMEWORK_PROPERTY);
     }
 
-    private static Option provision(List<Path> jars) {
-        return composite(jars.stream().map(jar -> bundle(location(jar)).start()).toArray(Option[]::new));
+    private static List<String> runtimeLocationsOnHost() {
+        List<String> out = new ArrayList<>(VirtuosoOptions.bundleUrls("osgi-runtime"));
+        for (String url : VirtuosoOptions.bundleUrls("commands")) {
+            if (!url.startsWith("mvn:dev.virtuoso/")) {
+                out.add(url); // the Gogo runtime
+            }
+        }
+        return out;
     }
 
-    private static Path bundlesDir() {
-        return Paths.get(requiredProperty(BUNDLES_DIR_PROPERTY));
+    private static List<String> projectLocationsOnHost() {
+        List<String> out = new ArrayList<>();
+        for (String set : new String[] {"core", "soft-provider", "policies", "commands"}) {
+            for (String url : VirtuosoOptions.bundleUrls(set)) {
+                if (url.startsWith("mvn:dev.virtuoso/")) {
+                    out.add(url);
+                }
+            }
+        }
+        out.add("mvn:dev.virtuoso/virtuoso-verbs-disni/" + VirtuosoOptions.virtuosoVersion());
+        return out;
     }
 
-    private static List<Path> jarsIn(Path dir) {
-        if (!Files.isDirectory(dir)) {
-            throw new IllegalStateException("no bundle directory " + dir
-                    + "; run through Maven (mvn verify) so the dependency plugin copies the bundles");
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".jar"))
-                    .sorted()
-                    .collect(Collectors.toList());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + dir, e);
-        }
+    private static Option provision(List<String> locations) {
+        return composite(locations.stream().map(url -> bundle(url).start()).toArray(Option[]::new));
     }
 
     private static String requiredProperty(String name) {

@@ -44,7 +44,9 @@ public class DisniExplicitRequestTest extends VirtuosoOsgiTestSupport {
                     TrackedService<MultipathConnector> connector = test.awaitService(MultipathConnector.class, null,
                             "dev.virtuoso.qpmanager", SERVICE_TIMEOUT)) {
                 assertNotNull("the soft provider is there to fall back to", soft.service());
-                ConnectOptions disniOnly = ConnectOptions.builder().provider("disni").build();
+                // a provider that never comes: a short bound on the wait for it (default 5 s)
+                ConnectOptions disniOnly = ConnectOptions.builder().provider("disni")
+                        .providerTimeout(java.time.Duration.ofMillis(500)).build();
                 InetAddress loopback = InetAddress.getLoopbackAddress();
                 try (MultipathListener listener = connector.service().listen(new InetSocketAddress(loopback, 0),
                         disniOnly)) {

@@ -84,6 +84,7 @@ public class KarafFeaturesTest {
                 editConfigurationFilePut(MVN_CFG, "org.ops4j.pax.url.mvn.localRepository",
                         required("virtuoso.itest.repository")),
                 editConfigurationFilePut(MVN_CFG, "org.ops4j.pax.url.mvn.repositories", ""),
+                editConfigurationFilePut(MVN_CFG, "org.ops4j.pax.url.mvn.offline", "true"),
                 // what a user types: feature:repo-add <virtuosoFeatures>; feature:install virtuoso-soft virtuoso-policies
                 features(virtuosoFeatures, "virtuoso-soft", "virtuoso-policies")));
         options.add(KarafJava.options(karafVersion));
@@ -96,6 +97,12 @@ public class KarafFeaturesTest {
                 PROPORTIONAL_BUNDLE, "dev.virtuoso.policy.lb.roundrobin", "org.apache.felix.scr"}) {
             assertEquals(name + " state", Bundle.ACTIVE, bundle(name).getState());
         }
+        Dictionary<String, Object> mvn = service(ConfigurationAdmin.class)
+                .getConfiguration("org.ops4j.pax.url.mvn", null).getProperties();
+        assertNotNull("Karaf's pax-url-aether configuration", mvn);
+        assertEquals("no remote repository: every artifact came from target/maven-repo or system/", "",
+                String.valueOf(mvn.get("org.ops4j.pax.url.mvn.repositories")).trim());
+        assertEquals("true", String.valueOf(mvn.get("org.ops4j.pax.url.mvn.offline")));
         configureFabric();
         MultipathConnector connector = service(MultipathConnector.class);
         List<InetAddress> a = addresses("10.0.1.");

@@ -24,6 +24,7 @@ class ConnectOptionsTest {
         assertEquals(7, o.rnrRetry());
         assertEquals(14, o.ackTimeout());
         assertEquals(Duration.ofSeconds(10), o.handshakeTimeout());
+        assertEquals(Duration.ofSeconds(5), o.providerTimeout());
         assertNull(o.sharedSecret());
         assertEquals(0, o.localAddresses().size());
     }
@@ -39,6 +40,8 @@ class ConnectOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> b.maxOutstanding(0));
         assertThrows(IllegalArgumentException.class, () -> b.splitThreshold(-1));
         assertThrows(IllegalArgumentException.class, () -> b.handshakeTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> b.providerTimeout(Duration.ofMillis(-1)));
+        assertEquals(Duration.ZERO, b.providerTimeout(Duration.ZERO).build().providerTimeout());
         assertThrows(IllegalArgumentException.class, () -> b.sharedSecret(new byte[0]));
         assertThrows(NullPointerException.class, () -> b.loadBalancer(null));
     }
@@ -56,10 +59,12 @@ class ConnectOptionsTest {
     void toBuilderRoundTrips() throws Exception {
         InetAddress a = InetAddress.getByName("10.0.0.1");
         ConnectOptions o = ConnectOptions.builder().provider("soft").localAddresses(a).mtu(1024)
-                .loadBalancer("lb-adaptive").policyProperty("k", 5).chunkSize(4096).build();
+                .loadBalancer("lb-adaptive").policyProperty("k", 5).chunkSize(4096)
+                .providerTimeout(Duration.ofMillis(250)).build();
         ConnectOptions c = o.toBuilder().build();
         assertEquals(o.toString(), c.toString());
         assertEquals(5, c.policyProperties().get("k"));
         assertEquals(4096, c.chunkSize());
+        assertEquals(Duration.ofMillis(250), c.providerTimeout());
     }
 }

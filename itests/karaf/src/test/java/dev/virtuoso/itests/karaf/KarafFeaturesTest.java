@@ -20,6 +20,7 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.inject.Inject;
 
@@ -34,6 +35,8 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.SynchronousBundleListener;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.util.tracker.ServiceTracker;
 
@@ -51,8 +54,9 @@ import dev.virtuoso.api.VirtuosoException;
  * {@code virtuoso-soft} and {@code virtuoso-policies} installed, as docs/embedding.md tells a user
  * to do. The soft RNIC is configured through Karaf's ConfigAdmin as a three-path in-process fabric,
  * and a stream of byte-checked 64 MiB MP_WRITEs runs while the policy bundle in use is stopped
- * (the connection falls back to {@code lb-roundrobin}), started (the application selects it again)
- * and updated in place with {@code Bundle.update} from its {@code mvn:} location (fallback again).
+ * (the connection is on its fallback {@code lb-roundrobin} while the bundle is stopped), started (the
+ * application selects it again) and updated in place with {@code Bundle.update} from its {@code mvn:}
+ * location (on the fallback while the bundle is stopped during the update, then selected again).
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -121,22 +125,36 @@ public class KarafFeaturesTest {
             Bundle proportional = bundle(PROPORTIONAL_BUNDLE);
             WriteStream stream = new WriteStream(client, server, 64 << 20);
 
-            stream.write(() -> swap(client, PROPORTIONAL));
-            stream.write();
-            stream.write(proportional::stop);
-            assertEquals("on the fallback while " + PROPORTIONAL_BUNDLE + " is stopped", ROUND_ROBIN,
-                    client.loadBalancer());
-            stream.write();
-            proportional.start();
-            stream.write(() -> swap(client, PROPORTIONAL));
-            assertEquals(PROPORTIONAL, client.loadBalancer());
-            stream.write(proportional::update);
-            assertEquals("on the fallback after " + PROPORTIONAL_BUNDLE + " was updated", ROUND_ROBIN,
-                    client.loadBalancer());
-            assertEquals(Bundle.ACTIVE, proportional.getState());
-            stream.write(() -> swap(client, PROPORTIONAL));
-            stream.write();
-            assertEquals(PROPORTIONAL, client.loadBalancer());
+            // the policy in use while the bundle is STOPPED (also the middle of an update), seen
+            // synchronously, before anything can start the bundle again
+            AtomicReference<String> whileStopped = new AtomicReference<>();
+            SynchronousBundleListener stopped = event -> {
+                if (event.getBundle() == proportional && event.getType() == BundleEvent.STOPPED) {
+                    whileStopped.set(client.loadBalancer());
+                }
+            };
+            context.addBundleListener(stopped);
+            try {
+                stream.write(() -> swap(client, PROPORTIONAL));
+                stream.write();
+                stream.write(proportional::stop);
+                assertEquals("on the fallback while " + PROPORTIONAL_BUNDLE + " is stopped", ROUND_ROBIN,
+                        whileStopped.getAndSet(null));
+                assertEquals(ROUND_ROBIN, client.loadBalancer());
+                stream.write();
+                proportional.start();
+                stream.write(() -> swap(client, PROPORTIONAL));
+                assertEquals(PROPORTIONAL, client.loadBalancer());
+                stream.write(proportional::update);
+                assertEquals("on the fallback while " + PROPORTIONAL_BUNDLE + " was being updated", ROUND_ROBIN,
+                        whileStopped.getAndSet(null));
+                assertEquals(Bundle.ACTIVE, proportional.getState());
+                stream.write(() -> swap(client, PROPORTIONAL));
+                stream.write();
+                assertEquals(PROPORTIONAL, client.loadBalancer());
+            } finally {
+                context.removeBundleListener(stopped);
+            }
 
             int pathsUsed = 0;
             for (PathStats path : client.pathStats()) {

@@ -126,11 +126,12 @@ public class KarafFeaturesTest {
             WriteStream stream = new WriteStream(client, server, 64 << 20);
 
             // the policy in use while the bundle is STOPPED (also the middle of an update), seen
-            // synchronously, before anything can start the bundle again
+            // synchronously, before anything can start the bundle again; the engine thread moves the
+            // connection to its fallback between two chunks, so this waits (bounded) for that
             AtomicReference<String> whileStopped = new AtomicReference<>();
             SynchronousBundleListener stopped = event -> {
                 if (event.getBundle() == proportional && event.getType() == BundleEvent.STOPPED) {
-                    whileStopped.set(client.loadBalancer());
+                    whileStopped.set(awaitLoadBalancer(client, ROUND_ROBIN));
                 }
             };
             context.addBundleListener(stopped);
@@ -202,6 +203,22 @@ public class KarafFeaturesTest {
                 Thread.sleep(5);
             }
         }
+    }
+
+    /** @return {@code c}'s load balancer once it is {@code name}, or whatever it is after 5 s */
+    private static String awaitLoadBalancer(MultipathConnection c, String name) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        String seen = c.loadBalancer();
+        while (!name.equals(seen) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return seen;
+            }
+            seen = c.loadBalancer();
+        }
+        return seen;
     }
 
     private <S> S service(Class<S> type) throws InterruptedException {

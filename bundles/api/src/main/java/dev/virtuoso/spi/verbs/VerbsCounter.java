@@ -35,5 +35,15 @@ public enum VerbsCounter {
     /** Drops: ACK/response that matches nothing outstanding. */
     DROP_UNEXPECTED_RESPONSE,
     /** Drops: the local receive path could not keep up (buffer or queue full). */
-    DROP_RX_OVERRUN
+    DROP_RX_OVERRUN,
+    /**
+     * Drops: a packet for a connected QP from an address (or UDP port, or to a local address)
+     * other than the QP's path. Since 1.1.
+     */
+    DROP_BAD_SOURCE,
+    /**
+     * READ requests refused because the responder's READ resources (max_dest_rd_atomic) were in
+     * use; each is answered with an Invalid Request NAK. Since 1.1.
+     */
+    READ_RESOURCES_EXCEEDED
 }

@@ -12,8 +12,8 @@ import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
  * Settings of one soft RNIC device: name, vNIC addresses, UDP port, wire, and transport knobs.
  * Immutable; made with {@link #builder(String)}.
  *
- * <p>Defaults: vNIC 127.0.0.1, UDP port 4791, UDP wire, ICRC check off on UDP and on over the
- * fabric, window 128 packets, AckReq every 32 packets, READs issued in requests of at most 32
+ * <p>Defaults: vNIC 127.0.0.1, UDP port 4791, UDP wire, ICRC check on, UDP source port of a
+ * connected QP's packets checked, window 128 packets, AckReq every 32 packets, READs issued in requests of at most 32
  * packets, 20 us spin before parking.
  */
 public final class SoftRnicConfig {
@@ -25,6 +25,7 @@ public final class SoftRnicConfig {
     private final int udpPort;
     private final WireFactory wireFactory;
     private final boolean icrcCheck;
+    private final boolean checkSourcePort;
     private final int windowPackets;
     private final int ackRequestInterval;
     private final int readSegmentPackets;
@@ -42,7 +43,8 @@ public final class SoftRnicConfig {
         addresses = List.copyOf(b.addresses);
         udpPort = b.udpPort;
         wireFactory = b.wireFactory;
-        icrcCheck = b.icrcCheck != null ? b.icrcCheck : b.fabric;
+        icrcCheck = b.icrcCheck;
+        checkSourcePort = b.checkSourcePort;
         windowPackets = b.windowPackets;
         ackRequestInterval = b.ackRequestInterval;
         readSegmentPackets = b.readSegmentPackets;
@@ -82,6 +84,14 @@ public final class SoftRnicConfig {
     /** @return how the device gets its wire */
     public WireFactory wireFactory() {
         return wireFactory;
+    }
+
+    /**
+     * @return whether a connected QP accepts packets only from its peer's UDP port (the peer's
+     *     address is always checked)
+     */
+    public boolean checkSourcePort() {
+        return checkSourcePort;
     }
 
     /** @return whether received ICRCs are verified (generated ones are always correct) */
@@ -151,7 +161,7 @@ public final class SoftRnicConfig {
     @Override
     public String toString() {
         return "SoftRnicConfig[" + deviceName + " " + addresses + ":" + udpPort + ", icrcCheck="
-                + icrcCheck + ", window=" + windowPackets + "]";
+                + icrcCheck + ", checkSourcePort=" + checkSourcePort + ", window=" + windowPackets + "]";
     }
 
     /** Builder of {@link SoftRnicConfig}. */
@@ -160,8 +170,8 @@ public final class SoftRnicConfig {
         private final List<InetAddress> addresses = new ArrayList<>();
         private int udpPort = ROCE_PORT;
         private WireFactory wireFactory = WireFactory.udp();
-        private boolean fabric;
-        private Boolean icrcCheck;
+        private boolean icrcCheck = true;
+        private boolean checkSourcePort = true;
         private int windowPackets = 128;
         private int ackRequestInterval = 32;
         private int readSegmentPackets = 32;
@@ -217,13 +227,11 @@ public final class SoftRnicConfig {
         /** @param factory the wire (UDP by default) @return this */
         public Builder wire(WireFactory factory) {
             wireFactory = Objects.requireNonNull(factory);
-            fabric = false;
             return this;
         }
 
         /**
-         * Puts the device on a fabric host: its vNICs become the host's addresses (unless set), and
-         * ICRC checking defaults to on.
+         * Puts the device on a fabric host: its vNICs become the host's addresses (unless set).
          *
          * @param network the fabric
          * @param host the host name
@@ -231,7 +239,6 @@ public final class SoftRnicConfig {
          */
         public Builder fabric(FabricNetwork network, String host) {
             wireFactory = WireFactory.fabric(network, host);
-            fabric = true;
             if (addresses.isEmpty()) {
                 addresses.addAll(network.host(host).orElseThrow(
                         () -> new IllegalArgumentException("no fabric host " + host)).addresses());
@@ -239,9 +246,25 @@ public final class SoftRnicConfig {
             return this;
         }
 
-        /** @param check verify received ICRCs (default: on for the fabric, off for UDP) @return this */
+        /**
+         * @param check verify received ICRCs (default on; IPv4 packets are checked with the IP ID
+         *     unknown, see {@code Icrc.verify})
+         * @return this
+         */
         public Builder icrcCheck(boolean check) {
             icrcCheck = check;
+            return this;
+        }
+
+        /**
+         * @param check accept packets for a connected QP only from the UDP port its address vector
+         *     names (default on: soft RNIC peers send from the port they listen on). Turn it off
+         *     for peers that pick source ports per flow (Linux rxe, hardware RNICs); the source
+         *     address is checked either way.
+         * @return this
+         */
+        public Builder checkSourcePort(boolean check) {
+            checkSourcePort = check;
             return this;
         }
 

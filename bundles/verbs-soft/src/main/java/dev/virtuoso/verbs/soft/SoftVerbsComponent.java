@@ -70,9 +70,8 @@ public final class SoftVerbsComponent implements VerbsProvider {
         String fabricSpec() default "";
 
         @AttributeDefinition(name = "ICRC check",
-                description = "Verify the ICRC of received packets. auto: on for the fabric, off "
-                        + "for UDP (a Java socket cannot see the sender's IP ID; UDP's checksum "
-                        + "protects the payload).",
+                description = "Verify the ICRC of received packets (IPv4 with the sender's IP ID "
+                        + "unknown: a Java socket cannot see it). auto and on: verify; off: do not.",
                 options = {@Option(label = "auto", value = "auto"), @Option(label = "on", value = "on"),
                     @Option(label = "off", value = "off")})
         String icrcCheck() default "auto";
@@ -90,6 +89,12 @@ public final class SoftVerbsComponent implements VerbsProvider {
                 description = "Whether the devices offer SRQs; false makes them report max_srq = 0 and refuse"
                         + " createSrq, like a binding without SRQs (the core then uses per-QP receive queues).")
         boolean sharedReceiveQueues() default true;
+
+        @AttributeDefinition(name = "Check source port",
+                description = "Accept packets for a connected QP only from the UDP port its peer "
+                        + "listens on (soft RNIC peers). Turn off for Linux rxe or hardware peers, "
+                        + "which choose source ports per flow; the source address is always checked.")
+        boolean checkSourcePort() default true;
     }
 
     private SoftVerbsProvider provider;
@@ -142,7 +147,8 @@ public final class SoftVerbsComponent implements VerbsProvider {
         } else if ("off".equals(icrc)) {
             b.icrcCheck(false);
         }
-        return b.windowPackets(config.windowPackets())
+        return b.checkSourcePort(config.checkSourcePort())
+                .windowPackets(config.windowPackets())
                 .spinNanos(config.spinMicros() * 1000L).sharedReceiveQueues(config.sharedReceiveQueues());
     }
 

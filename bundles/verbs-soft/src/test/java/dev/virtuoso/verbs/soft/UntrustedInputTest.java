@@ -283,6 +283,48 @@ class UntrustedInputTest {
         assertTrue(untouched(2 * MTU, 4096));
     }
 
+    /**
+     * In-window packets with a correct ICRC at the live QPN and PSN, but from an address or UDP
+     * port other than the QP's peer, are dropped and counted per QP and device; the peer's own
+     * packet is then accepted at that same PSN.
+     */
+    @Test
+    void packetsFromAnotherSourceAreDroppedAndCounted() throws Exception {
+        IbvQp qp = qp(60);
+        try (DatagramChannel forger = DatagramChannel.open();
+                DatagramChannel samehost = DatagramChannel.open()) {
+            forger.bind(new InetSocketAddress("127.0.0.23", 0));
+            samehost.bind(new InetSocketAddress("127.0.0.22", 0));
+            byte[] forgerIp = {127, 0, 0, 23};
+            builder.begin(RcOpcode.WRITE_ONLY, false, qp.qpNum(), true, 60, 8)
+                    .reth(mr.address(), mr.rkey(), 8);
+            for (int i = 0; i < 8; i++) {
+                builder.buffer().put(builder.payloadOffset() + i, (byte) 0x66);
+            }
+            forger.send(builder.finish(icrc, forgerIp, VICTIM_IP,
+                    ((InetSocketAddress) forger.getLocalAddress()).getPort(), victim.getPort()),
+                    victim);
+            builder.begin(RcOpcode.WRITE_ONLY, false, qp.qpNum(), true, 60, 8)
+                    .reth(mr.address(), mr.rkey(), 8);
+            for (int i = 0; i < 8; i++) {
+                builder.buffer().put(builder.payloadOffset() + i, (byte) 0x67);
+            }
+            samehost.send(builder.finish(icrc, PEER_IP, VICTIM_IP,
+                    ((InetSocketAddress) samehost.getLocalAddress()).getPort(), victim.getPort()),
+                    victim);
+            awaitCount(qp.counters(), VerbsCounter.DROP_BAD_SOURCE, 2);
+        }
+        assertEquals(2, ctx.counters().get(VerbsCounter.DROP_BAD_SOURCE));
+        assertNull(response(), "a forged request was answered");
+        assertTrue(untouched(0, 4096), "a forged WRITE landed");
+        write(qp, RcOpcode.WRITE_ONLY, 60, mr.address(), mr.rkey(), 8, 8, (byte) 7);
+        RocePacket ack = response();
+        assertNotNull(ack, "the peer's packet at the same PSN was not accepted");
+        assertTrue(Aeth.isAck(ack.syndrome));
+        assertEquals(7, memory.get(0));
+        assertEquals(0, qp.counters().get(VerbsCounter.DUPLICATE_REQUESTS));
+    }
+
     private static void awaitState(IbvQp qp, IbvQpState s) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (qp.state() != s && System.nanoTime() < deadline) {

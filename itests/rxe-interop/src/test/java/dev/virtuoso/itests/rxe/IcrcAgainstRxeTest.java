@@ -2,6 +2,7 @@ package dev.virtuoso.itests.rxe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.virtuoso.verbs.soft.packet.Icrc;
 import java.io.IOException;
@@ -38,6 +39,8 @@ class IcrcAgainstRxeTest {
         assertEquals(Icrc.stored(udpPayload, 0, len), computed);
         assertNotEquals(Icrc.stored(udpPayload, 0, len),
                 icrc.compute(src, dst, srcPort, dstPort, udpPayload, 0, len), "ID 0 assumed: must differ");
+        assertTrue(icrc.verify(src, dst, srcPort, dstPort, udpPayload, 0, len),
+                "the receive check, which cannot see the IP ID, accepts rxe's frame");
     }
 
     private static byte[] frame(String resource) throws IOException {

@@ -1,6 +1,7 @@
 package dev.virtuoso.verbs.soft.packet;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32;
 
 /**
@@ -11,7 +12,10 @@ import java.util.zip.CRC32;
  * significant byte first.
  *
  * <p>The IPv4 identification and flags are covered but not visible to a Java socket; this transport
- * sends with DF set and assumes identification 0, which is what Linux uses for such datagrams.
+ * sends with DF set and assumes identification 0, which is what Linux uses for such datagrams when
+ * the socket forbids fragmentation (Java 19+). Received IPv4 packets are checked by
+ * {@link #verify} with the identification unknown: Linux rxe and Java 17 senders use IDs the
+ * receiver cannot see.
  *
  * <p>Not thread-safe (reuses its CRC and scratch header); allocates nothing.
  */
@@ -24,8 +28,17 @@ public final class Icrc {
     private static final int UDP_HEADER = 8;
     private static final int UDP_PROTOCOL = 17;
 
+    /** Datagram lengths whose identification subspace is cached (direct-mapped). */
+    private static final int CACHED_LENGTHS = 16;
+    /** Offset of the IPv4 identification in the ICRC's input (after the 8 masked LRH bytes). */
+    private static final int IPV4_ID_AT = 8 + 4;
+
     private final CRC32 crc = new CRC32();
     private final byte[] pseudo = new byte[8 + IPV6_HEADER + UDP_HEADER + RcOpcode.BTH_BYTES];
+    private final byte[] zeros = new byte[4096];
+    private final int[] cachedLength = new int[CACHED_LENGTHS];
+    /** Per cached length: a basis of the ICRC changes an IPv4 ID can cause, by leading bit. */
+    private final int[][] idBasis = new int[CACHED_LENGTHS][32];
 
     /**
      * Computes the ICRC assuming IPv4 identification 0 and DF set.
@@ -117,6 +130,83 @@ public final class Icrc {
         datagram.limit(off + len - RcOpcode.ICRC_BYTES).position(off + RcOpcode.BTH_BYTES);
         c.update(datagram);
         datagram.limit(savedLimit).position(savedPosition);
+        return (int) c.getValue();
+    }
+
+    /**
+     * Checks a received packet's ICRC. For IPv6 the value must match exactly. For IPv4 (DF set) it
+     * must match for some identification: CRC-32 is affine, so the ICRCs of one packet under all
+     * 65536 IDs differ from the ID-0 value by the elements of a 16-dimensional subspace, and the
+     * check is whether the difference lies in it. This keeps 16 of the 32 bits against corruption
+     * (UDP's checksum covers the rest) and costs one CRC over the packet, like an exact check.
+     *
+     * @param srcIp source address, 4 or 16 bytes
+     * @param dstIp destination address, same length
+     * @param srcPort UDP source port
+     * @param dstPort UDP destination port
+     * @param datagram holds the UDP payload; position and limit are preserved
+     * @param off index of the BTH
+     * @param len UDP payload length including the ICRC
+     * @return true if the stored ICRC is one the sender could have computed
+     */
+    public boolean verify(byte[] srcIp, byte[] dstIp, int srcPort, int dstPort, ByteBuffer datagram,
+            int off, int len) {
+        int delta = compute(srcIp, dstIp, srcPort, dstPort, datagram, off, len)
+                ^ stored(datagram, off, len);
+        if (delta == 0) {
+            return true;
+        }
+        if (srcIp.length != 4) {
+            return false;
+        }
+        int[] basis = idBasis(len);
+        for (int bit = 31; bit >= 0 && delta != 0; bit--) {
+            if ((delta >>> bit & 1) != 0 && basis[bit] != 0) {
+                delta ^= basis[bit];
+            }
+        }
+        return delta == 0;
+    }
+
+    /** The ID subspace for IPv4 packets of this UDP payload length (cached, computed on a miss). */
+    private int[] idBasis(int len) {
+        int slot = len & (CACHED_LENGTHS - 1);
+        int[] basis = idBasis[slot];
+        if (cachedLength[slot] == len) {
+            return basis;
+        }
+        Arrays.fill(basis, 0);
+        // the ICRC's input: LRH, IPv4 and UDP headers, then the payload without the ICRC
+        int total = 8 + IPV4_HEADER + UDP_HEADER + len - RcOpcode.ICRC_BYTES;
+        int base = zeroMessageCrc(total, -1);
+        for (int j = 0; j < 16; j++) {
+            int v = zeroMessageCrc(total, j) ^ base;
+            for (int bit = 31; bit >= 0 && v != 0; bit--) {
+                if ((v >>> bit & 1) == 0) {
+                    continue;
+                }
+                if (basis[bit] == 0) {
+                    basis[bit] = v;
+                    break;
+                }
+                v ^= basis[bit];
+            }
+        }
+        cachedLength[slot] = len;
+        return basis;
+    }
+
+    /** CRC-32 of {@code total} zero bytes, except ID bit {@code idBit} (none if negative). */
+    private int zeroMessageCrc(int total, int idBit) {
+        CRC32 c = crc;
+        c.reset();
+        c.update(zeros, 0, IPV4_ID_AT);
+        int id = idBit < 0 ? 0 : 1 << idBit;
+        c.update(id >>> 8);
+        c.update(id & 0xFF);
+        for (int left = total - IPV4_ID_AT - 2; left > 0; left -= zeros.length) {
+            c.update(zeros, 0, Math.min(left, zeros.length));
+        }
         return (int) c.getValue();
     }
 

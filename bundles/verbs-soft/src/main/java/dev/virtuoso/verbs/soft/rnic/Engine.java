@@ -306,6 +306,10 @@ final class Engine implements Runnable, DatagramHandler {
             }
             qp.counters.inc(VerbsCounter.RX_PACKETS);
             qp.counters.add(VerbsCounter.RX_BYTES, len);
+            if (!qp.onPath(source, destination)) {
+                qp.counters.inc(VerbsCounter.DROP_BAD_SOURCE);
+                return;
+            }
             qp.onPacket(this, p, now);
         } catch (RuntimeException e) {
             device.inc(VerbsCounter.DROP_MALFORMED);
@@ -335,7 +339,6 @@ final class Engine implements Runnable, DatagramHandler {
         if (s.length != t.length) {
             return false;
         }
-        return icrc.compute(s, t, source.getPort(), destination.getPort(), d, off, len)
-                == Icrc.stored(d, off, len);
+        return icrc.verify(s, t, source.getPort(), destination.getPort(), d, off, len);
     }
 }

@@ -71,6 +71,7 @@ final class SoftQp implements IbvQp {
     int portIndex;
     InetSocketAddress remote;
     byte[] localIp;
+    InetAddress localAddress;
     byte[] remoteIp;
     int localPort;
     int remotePort;
@@ -212,6 +213,25 @@ final class SoftQp implements IbvQp {
     /** Engine: next timer deadline in nanoTime, 0 for none. */
     long deadline() {
         return state == IbvQpState.RTS ? requester.deadline() : 0;
+    }
+
+    /**
+     * Engine: whether a packet came along this QP's path, as rxe checks for connected QPs: from
+     * the peer's address (its GID) to the local vNIC address and port the QP uses, and from the
+     * peer's UDP port unless the device leaves source ports unchecked (real RoCE stacks pick them
+     * per flow for ECMP entropy). A QP without a path (before RTR) accepts for its state check.
+     */
+    boolean onPath(InetSocketAddress source, InetSocketAddress destination) {
+        InetSocketAddress r = remote;
+        if (r == null) {
+            return true;
+        }
+        if (source == null || destination == null || !r.getAddress().equals(source.getAddress())
+                || destination.getPort() != localPort
+                || !localAddress.equals(destination.getAddress())) {
+            return false;
+        }
+        return !rnic.config.checkSourcePort() || source.getPort() == remotePort;
     }
 
     /** Engine: a validated packet addressed to this QP. */
@@ -376,7 +396,8 @@ final class SoftQp implements IbvQp {
             ah.copyFrom(a.ahAttr());
             portIndex = ah.sgidIndex();
             port = rnic.port(portIndex);
-            localIp = rnic.vnicAddress(ah.sgidIndex()).getAddress();
+            localAddress = rnic.vnicAddress(ah.sgidIndex());
+            localIp = localAddress.getAddress();
             localPort = port.localAddress().getPort();
             remote = new InetSocketAddress(ah.dgid(), ah.udpPort());
             remoteIp = ah.dgid().getAddress();

@@ -41,6 +41,12 @@ public final class QpSettings {
         return this;
     }
 
+    /** @param n max_rd_atomic and max_dest_rd_atomic of both QPs @return this */
+    public QpSettings maxRdAtomic(int n) {
+        maxRdAtomic = n;
+        return this;
+    }
+
     public QpSettings access(int flags) {
         access = flags;
         return this;

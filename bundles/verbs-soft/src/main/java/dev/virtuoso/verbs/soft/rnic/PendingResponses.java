@@ -26,12 +26,18 @@ final class PendingResponses {
     private final long[] remaining;
     /** READ: no response of this stream has been sent yet. */
     private final boolean[] fresh;
+    private final int maxReads;
     private int headIndex;
     private int count;
     private int reads;
 
+    /**
+     * @param maxReads READ streams the responder may hold ({@code max_dest_rd_atomic}); room for
+     *     them is kept free of control responses
+     */
     PendingResponses(int maxReads) {
-        int cap = 4 * Math.max(1, maxReads) + 8;
+        this.maxReads = Math.max(1, maxReads);
+        int cap = 4 * this.maxReads + 8;
         kind = new int[cap];
         psn = new int[cap];
         lastPsn = new int[cap];
@@ -55,9 +61,9 @@ final class PendingResponses {
         return (headIndex + k) % kind.length;
     }
 
-    /** @return false if full */
+    /** @return false if {@code max_dest_rd_atomic} READ streams are queued already */
     boolean addRead(int firstPsn, int packets, SoftMr region, long off, long len) {
-        if (count == kind.length) {
+        if (reads >= maxReads || count == kind.length) {
             return false;
         }
         int i = index(count++);
@@ -73,30 +79,42 @@ final class PendingResponses {
     }
 
     /**
-     * Queues an ACK or NAK; consecutive ACKs coalesce, and an ACK older than what is queued is
-     * implied by it and dropped.
+     * Queues an ACK or NAK; consecutive ACKs coalesce, a repeat of the last NAK is dropped, and an
+     * ACK older than what is queued is implied by it and dropped. Control responses never take
+     * the room of the READ streams still allowed: when only that room is left, the new response
+     * replaces a control response at the tail (responses are cumulative: a later ACK or NAK
+     * implies an earlier one), or is dropped (the requester's timer recovers).
+     *
+     * @return false if it was dropped for lack of room
      */
-    void addControl(int syn, int atPsn) {
+    boolean addControl(int syn, int atPsn) {
         if (count > 0) {
             int t = index(count - 1);
             int tailPsn = kind[t] == READ ? lastPsn[t] : psn[t];
             boolean ack = (syn & 0xE0) == 0;
             if (ack && Psn.le(atPsn, tailPsn)) {
-                return;
+                return true;
             }
-            if (ack && kind[t] == CONTROL && (syndrome[t] & 0xE0) == 0) {
+            if (kind[t] == CONTROL && (ack ? (syndrome[t] & 0xE0) == 0
+                    : syndrome[t] == syn && psn[t] == atPsn)) {
                 psn[t] = atPsn;
-                return;
+                return true;
             }
-        }
-        if (count == kind.length) {
-            return; // the requester's timer recovers
+            if (count >= kind.length - (maxReads - reads)) {
+                if (kind[t] != CONTROL) {
+                    return false;
+                }
+                psn[t] = atPsn;
+                syndrome[t] = syn;
+                return true;
+            }
         }
         int i = index(count++);
         kind[i] = CONTROL;
         psn[i] = atPsn;
         syndrome[i] = syn;
         mr[i] = null;
+        return true;
     }
 
     /**

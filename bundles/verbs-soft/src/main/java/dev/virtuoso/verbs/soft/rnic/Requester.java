@@ -62,7 +62,6 @@ final class Requester {
     // recovery
     private int retriesLeft;
     private int rnrLeft;
-    private boolean progressSinceRetry;
     private boolean rewindPending;
     /** After a timeout: send one packet (with AckReq) and wait for a response. */
     private boolean probing;
@@ -103,7 +102,6 @@ final class Requester {
         packetsSinceAckReq = 0;
         retriesLeft = retryCnt;
         rnrLeft = rnrRetry;
-        progressSinceRetry = true;
         rewindPending = false;
         probing = false;
         probeSent = false;
@@ -491,7 +489,11 @@ final class Requester {
                 break;
             }
             if (w.opcode == IbvWrOpcode.RDMA_READ) {
-                // acknowledged past a READ whose responses did not all arrive: they were lost
+                if (Psn.lt(q, unacked)) {
+                    break; // the ACK ends before this READ: it implies nothing about it
+                }
+                // acknowledged at or past a READ whose responses did not all arrive: responses
+                // come in PSN order, so they were lost
                 if (progress) {
                     onProgress();
                 }
@@ -520,7 +522,6 @@ final class Requester {
     private void onProgress() {
         retriesLeft = retryCnt;
         rnrLeft = rnrRetry;
-        progressSinceRetry = true;
         rewindPending = false;
         if (probing) {
             // An ACK that ends exactly at the probe, or the first response to a probing READ,
@@ -545,19 +546,19 @@ final class Requester {
                 ? System.nanoTime() + timeoutNanos : 0;
     }
 
-    /** NAK-sequence or implied NAK: go back to {@code unacked} at once. */
+    /**
+     * NAK-sequence or implied NAK: go back to {@code unacked} at once. Every retry counts against
+     * {@code retry_cnt} (IBA; rxe does the same); only progress restores the count.
+     */
     private void retry(Engine e) {
         if (rewindPending) {
-            return; // already going back to this PSN
+            return; // already going back to this PSN: the same loss, not another retry
         }
-        if (!progressSinceRetry) {
-            if (retriesLeft == 0) {
-                failHead(e, IbvWcStatus.RETRY_EXC_ERR);
-                return;
-            }
-            retriesLeft--;
+        if (retriesLeft == 0) {
+            failHead(e, IbvWcStatus.RETRY_EXC_ERR);
+            return;
         }
-        progressSinceRetry = false;
+        retriesLeft--;
         rewind(unacked);
         rewindPending = true;
         timerDeadline = 0;
@@ -571,7 +572,6 @@ final class Requester {
             return;
         }
         retriesLeft--;
-        progressSinceRetry = false;
         rewind(unacked);
         rewindPending = true;
         probing = true;

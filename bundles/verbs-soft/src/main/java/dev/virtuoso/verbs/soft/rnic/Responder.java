@@ -240,8 +240,12 @@ final class Responder {
     }
 
     private void onRead(Engine e, RocePacket p) {
-        if (mode != IDLE || pending.reads() >= maxReads) {
+        if (mode != IDLE) {
             invalid(e, p);
+            return;
+        }
+        if (pending.reads() >= maxReads) {
+            tooManyReads(e, p);
             return;
         }
         long len = p.dmaLength;
@@ -260,6 +264,11 @@ final class Responder {
             off = p.va - mr.address;
         }
         int packets = len == 0 ? 1 : (int) ((len + qp.mtu - 1) >>> qp.mtuShift);
+        queueAckDue();
+        if (!pending.addRead(p.psn, packets, mr, off, len)) {
+            tooManyReads(e, p); // not reached: room for max_dest_rd_atomic READs is kept free
+            return;
+        }
         int h = histNext;
         histFirst[h] = p.psn;
         histPackets[h] = packets;
@@ -268,8 +277,6 @@ final class Responder {
         histLen[h] = len;
         histNext = (h + 1) % histFirst.length;
         histCount = Math.min(histCount + 1, histFirst.length);
-        queueAckDue();
-        pending.addRead(p.psn, packets, mr, off, len);
         msn = Psn.next(msn);
         accept(packets);
     }
@@ -299,7 +306,10 @@ final class Responder {
             }
             pending.truncateFrom(p.psn);
             queueAckDue();
-            pending.addRead(p.psn, histPackets[h] - k, mr, off, Math.max(0, len));
+            if (!pending.addRead(p.psn, histPackets[h] - k, mr, off, Math.max(0, len))) {
+                // older READs still stream: the requester asks again after its timeout
+                qp.counters.inc(VerbsCounter.READ_RESOURCES_EXCEEDED);
+            }
             return;
         }
     }
@@ -358,6 +368,15 @@ final class Responder {
         control(e, Aeth.RNR_NAK | (qp.minRnrTimer & 0x1F), p.psn);
     }
 
+    /**
+     * A READ beyond {@code max_dest_rd_atomic} outstanding: the requester broke its limit. IBA
+     * answers with an Invalid Request NAK (rxe does too), which ends the connection.
+     */
+    private void tooManyReads(Engine e, RocePacket p) {
+        qp.counters.inc(VerbsCounter.READ_RESOURCES_EXCEEDED);
+        invalid(e, p);
+    }
+
     private void invalid(Engine e, RocePacket p) {
         fatal(e, Aeth.NAK_INVALID_REQUEST, p.psn, VerbsCounter.NAK_INVALID_SENT);
     }
@@ -374,7 +393,7 @@ final class Responder {
     /** Schedules an ACK (coalesced: one per engine cycle answers every AckReq up to it). */
     private void ack(int psn) {
         if (!pending.isEmpty()) {
-            pending.addControl(Aeth.ACK_UNLIMITED, psn);
+            queueControl(Aeth.ACK_UNLIMITED, psn);
             return;
         }
         if (!ackDue || Psn.gt(psn, ackPsn)) {
@@ -389,14 +408,20 @@ final class Responder {
         if (pending.isEmpty()) {
             sendControl(e, syndrome, psn);
         } else {
-            pending.addControl(syndrome, psn);
+            queueControl(syndrome, psn);
         }
     }
 
     private void queueAckDue() {
         if (ackDue) {
             ackDue = false;
-            pending.addControl(Aeth.ACK_UNLIMITED, ackPsn);
+            queueControl(Aeth.ACK_UNLIMITED, ackPsn);
+        }
+    }
+
+    private void queueControl(int syndrome, int psn) {
+        if (!pending.addControl(syndrome, psn)) {
+            qp.counters.inc(VerbsCounter.DROP_RX_OVERRUN); // the requester's timer recovers
         }
     }
 

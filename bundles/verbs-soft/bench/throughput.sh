@@ -3,6 +3,9 @@
 #
 #   sudo bundles/verbs-soft/bench/throughput.sh [SECONDS_PER_POINT] [SIZES] [LINKS]
 #
+# Environment: ICRC=off turns the soft RNIC's receive-side ICRC check off (default on);
+# SOFT_ONLY=1 skips iperf3 and Aeron (for comparing soft RNIC settings).
+#
 # Links: "loopback" (lo of a private network namespace) and "veth" (two namespaces joined by a
 # veth pair with MTU 9000, 198.18.0.1 <-> 198.18.0.2, the RFC 2544 benchmarking range).
 # For each link: (a) SoftThroughputBench server/client, RDMA WRITE and READ of each size;
@@ -31,19 +34,23 @@ STAMP=$(date +%Y%m%d-%H%M%S)
 LOG=$OUT/throughput-$STAMP.log
 RESULTS=$OUT/throughput-$STAMP.md
 
+ICRC=${ICRC:-on}
+SOFT_ONLY=${SOFT_ONLY:-0}
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, sysctl)" >&2; exit 1; }
-for tool in java mvn iperf3 python3 ip; do
+TOOLS="java mvn python3 ip"
+[ "$SOFT_ONLY" = 1 ] || TOOLS="$TOOLS iperf3"
+for tool in $TOOLS; do
     command -v $tool >/dev/null || { echo "missing $tool" >&2; exit 1; }
 done
 
 echo "== build (module, test classes, classpath, aeron-all $AERON_VERSION)" | tee "$LOG"
 (cd "$ROOT" && mvn -B -q -pl bundles/verbs-soft install -DskipTests)
 (cd "$MODULE" && mvn -B -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt" >/dev/null)
-(cd "$MODULE" && mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+[ "$SOFT_ONLY" = 1 ] || (cd "$MODULE" && mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
     -Dartifact=io.aeron:aeron-all:$AERON_VERSION -DoutputDirectory="$OUT/lib" >/dev/null)
 CP="$MODULE/target/classes:$MODULE/target/test-classes:$(cat "$OUT/cp.txt")"
 AERON_JAR=$OUT/lib/aeron-all-$AERON_VERSION.jar
-JAVA_OPTS=(-Xms512m -Xmx2g)
+JAVA_OPTS=(-Xms512m -Xmx2g -Dvirtuoso.bench.icrc=$ICRC)
 AERON_OPTS=(--add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/jdk.internal.misc=ALL-UNNAMED
     -Daeron.sample.messageLength=4096 -Daeron.mtu.length=4128
     -Daeron.socket.so_rcvbuf=2097152 -Daeron.socket.so_sndbuf=2097152)
@@ -97,7 +104,7 @@ stop_pid() {
 echo "# Soft RNIC throughput run $STAMP"
 echo
 echo "Host: $(nproc) cores, $(uname -r), $(java -version 2>&1 | head -1), load before start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "Command: bundles/verbs-soft/bench/throughput.sh $SECONDS_PER_POINT $SIZES \"$LINKS\""
+echo "Command: ICRC=$ICRC SOFT_ONLY=$SOFT_ONLY bundles/verbs-soft/bench/throughput.sh $SECONDS_PER_POINT $SIZES \"$LINKS\""
 echo
 } > "$RESULTS"
 
@@ -117,6 +124,17 @@ for LINK in $LINKS; do
         client $CADDR 4791 $SADDR 18515 "$SECONDS_PER_POINT" "$SIZES" write,read | tee "$OUT/soft-client-$LINK.log" | tee -a "$LOG"
     wait "${PIDS[-1]}" || true
     cat "$SLOG" >> "$LOG"
+    if [ "$SOFT_ONLY" = 1 ]; then
+        {
+        echo "## $LINK (ICRC check $ICRC)"
+        echo
+        echo "| op | size | Gbit/s | messages | retransmitted packets |"
+        echo "|---|---|---|---|---|"
+        { grep '^RESULT' "$OUT/soft-client-$LINK.log" || true; } | sed -E 's/.*op=([a-z]+) size=([0-9]+) depth=[0-9]+ messages=([0-9]+) seconds=[0-9.]+ gbps=([0-9.]+) retransmitted=([0-9]+).*/| \1 | \2 | \4 | \3 | \5 |/'
+        echo
+        } >> "$RESULTS"
+        continue
+    fi
 
     echo "== $LINK: iperf3 -u -b 0 -l $DATAGRAM" | tee -a "$LOG"
     ip netns exec $SNS iperf3 -s -1 -B $SADDR -p 5201 > "$OUT/iperf3-server-$LINK.log" 2>&1 &

@@ -70,8 +70,11 @@ public final class SoftThroughputBench {
         final int psn = new SplittableRandom(System.nanoTime()).nextInt(1 << 24);
 
         End(String address, int udpPort, int bufferBytes) throws Exception {
+            // -Dvirtuoso.bench.icrc=off measures the cost of receive-side ICRC checking (on by default)
+            boolean icrc = !"off".equals(System.getProperty("virtuoso.bench.icrc", "on"));
             provider = new SoftVerbsProvider(SoftRnicConfig.builder("bench").addressLiterals(address)
-                    .udpPort(udpPort).build());
+                    .udpPort(udpPort).icrcCheck(icrc).build());
+            System.out.println("ICRC check " + (icrc ? "on" : "off"));
             ctx = provider.openDevice("bench");
             pd = ctx.allocPd();
             cq = ctx.createCq(4096, null);

@@ -34,7 +34,7 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * ({@code virtuoso-listen-<port>}) accepts and reads each connection's first frame on one
  * selector, so an idle connection costs a socket and a small buffer, never a thread; connections
  * over the pending or per-source cap are closed at once, and those whose first frame has not
- * arrived by the handshake deadline are closed. A connection with its first frame goes to a
+ * arrived within one handshake step (or by the overall deadline, if earlier) are closed. A connection with its first frame goes to a
  * bounded pool ({@code virtuoso-handshake-<port>-<n>}) that runs the rest of the handshake under
  * the same deadline. Established connections wait for {@link #accept} in a queue of bounded size;
  * a handshake that would overflow it is refused before any QP is created. Failures are counted.
@@ -72,6 +72,8 @@ final class Listener implements MultipathListener {
         final SocketChannel channel;
         final InetAddress source;
         final long deadlineNanos;
+        /** The first frame is one step: due by one step timeout, or the overall deadline if earlier. */
+        final long firstFrameDeadlineNanos;
         final ByteBuffer first = ByteBuffer.allocate(Protocol.HEADER_BYTES + FIRST_FRAME_BODY)
                 .limit(Protocol.HEADER_BYTES);
 
@@ -79,6 +81,8 @@ final class Listener implements MultipathListener {
             this.channel = channel;
             this.source = source;
             this.deadlineNanos = deadlineNanos;
+            long step = System.nanoTime() + options.handshakeTimeout().toNanos();
+            this.firstFrameDeadlineNanos = step - deadlineNanos < 0 ? step : deadlineNanos;
         }
 
         @Override
@@ -227,13 +231,14 @@ final class Listener implements MultipathListener {
     private void expire() {
         long now = System.nanoTime();
         for (SelectionKey k : selector.keys()) {
-            if (k.isValid() && k.attachment() instanceof Pending p && now - p.deadlineNanos >= 0) {
+            if (k.isValid() && k.attachment() instanceof Pending p && now - p.firstFrameDeadlineNanos >= 0) {
                 k.cancel();
                 pendingCount--;
                 expired.incrementAndGet();
                 p.drop();
-                fail("peer " + p.source.getHostAddress() + " sent no handshake frame within "
-                        + limits.deadlineMillis() + " ms");
+                fail("peer " + p.source.getHostAddress() + " sent no complete first frame in time (handshake "
+                        + "timeout " + options.handshakeTimeout().toMillis() + " ms, deadline " + limits.deadlineMillis()
+                        + " ms)");
             }
         }
     }

@@ -68,6 +68,8 @@ class PathMonitorWiringTest {
             List<PathStats> probed = p.client.pathStats();
             double fast = probed.get(0).probedCapacity();
             double slow = probed.get(1).probedCapacity();
+            System.out.printf(java.util.Locale.ROOT, "path-monitor-wiring: probed %.1f Mbit/s (link 200) and %.1f Mbit/s (link 50)%n",
+                    fast * 8 / 1e6, slow * 8 / 1e6);
             assertTrue(fast > 200 * MBIT / 5 && fast < 200 * MBIT * 2, "200 Mbit/s path probed at " + fast * 8 / 1e6);
             assertTrue(slow > 50 * MBIT / 5 && slow < 50 * MBIT * 2, "50 Mbit/s path probed at " + slow * 8 / 1e6);
 

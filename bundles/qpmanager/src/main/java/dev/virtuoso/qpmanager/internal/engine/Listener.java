@@ -13,6 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,6 +46,7 @@ final class Listener implements MultipathListener {
     /** Longest wait of the listener thread, so deadlines are checked this often. */
     private static final long SWEEP_MILLIS = 100;
     private static final long CLOSE_WAIT_MILLIS = 5000;
+    private static final long IDLE_SECONDS = 2;
 
     private final Connector owner;
     private final ServerSocketChannel server;
@@ -56,7 +58,12 @@ final class Listener implements MultipathListener {
     private final LinkedBlockingQueue<MpConnection> accepted = new LinkedBlockingQueue<>();
     private final Semaphore queueSlots;
     private final SourceCounts sources;
+    /** Handshake threads: created on demand, reused while busy, gone after {@value #IDLE_SECONDS} s idle. */
     private final ThreadPoolExecutor workers;
+    /** Connections with their first frame, waiting for a handshake thread. */
+    private final ArrayBlockingQueue<Pending> ready;
+    /** Threads draining {@link #ready}: at most {@code maxHandshakes}. */
+    private final AtomicInteger draining = new AtomicInteger();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong droppedBusy = new AtomicLong();
     private final AtomicLong droppedPerSource = new AtomicLong();
@@ -68,7 +75,7 @@ final class Listener implements MultipathListener {
     private Selector selector;
 
     /** An accepted connection whose first frame is being read (listener thread only). */
-    private final class Pending implements Runnable {
+    private final class Pending {
         final SocketChannel channel;
         final InetAddress source;
         final long deadlineNanos;
@@ -83,11 +90,6 @@ final class Listener implements MultipathListener {
             this.deadlineNanos = deadlineNanos;
             long step = System.nanoTime() + options.handshakeTimeout().toNanos();
             this.firstFrameDeadlineNanos = step - deadlineNanos < 0 ? step : deadlineNanos;
-        }
-
-        @Override
-        public void run() {
-            handshake(this);
         }
 
         void drop() {
@@ -115,14 +117,15 @@ final class Listener implements MultipathListener {
             closeQuietly();
             throw new VirtuosoException(Reason.IO, "cannot listen: " + e.getMessage(), e);
         }
+        ready = new ArrayBlockingQueue<>(limits.maxPending());
         AtomicInteger n = new AtomicInteger();
-        workers = new ThreadPoolExecutor(limits.maxHandshakes(), limits.maxHandshakes(), 30, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(limits.maxPending()), r -> {
+        // the number of threads is bounded by draining (a finishing thread may briefly overlap a new one)
+        workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, IDLE_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                r -> {
                     Thread t = new Thread(r, "virtuoso-handshake-" + address.getPort() + "-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
-        workers.allowCoreThreadTimeOut(true);
     }
 
     void start() {
@@ -220,11 +223,46 @@ final class Listener implements MultipathListener {
         k.cancel();
         pendingCount--;
         b.flip();
-        try {
-            workers.execute(p);
-        } catch (RejectedExecutionException e) {
+        if (!ready.offer(p)) {
             droppedBusy.incrementAndGet();
             p.drop();
+            return;
+        }
+        if (claimDrainer()) {
+            try {
+                workers.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                draining.decrementAndGet(); // shut down: close() drops what is queued
+            }
+        }
+    }
+
+    /** @return true if one more thread may drain the ready queue (and is counted) */
+    private boolean claimDrainer() {
+        while (true) {
+            int d = draining.get();
+            if (d >= limits.maxHandshakes()) {
+                return false;
+            }
+            if (draining.compareAndSet(d, d + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Handshake thread: runs queued handshakes until the queue is empty. */
+    private void drain() {
+        while (true) {
+            Pending p = closed ? null : ready.poll();
+            if (p != null) {
+                handshake(p);
+                continue;
+            }
+            draining.decrementAndGet();
+            // a connection queued while this thread was giving up would otherwise wait for the next one
+            if (closed || ready.isEmpty() || !claimDrainer()) {
+                return;
+            }
         }
     }
 
@@ -337,13 +375,15 @@ final class Listener implements MultipathListener {
                 Thread.currentThread().interrupt();
             }
         }
-        for (Runnable r : workers.shutdownNow()) {
-            ((Pending) r).drop();
-        }
+        workers.shutdownNow();
         try {
             workers.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        Pending p;
+        while ((p = ready.poll()) != null) {
+            p.drop();
         }
         closeQuietly();
         drainAccepted();

@@ -153,6 +153,7 @@ final class Listener implements MultipathListener {
             } catch (IOException | RuntimeException e) {
                 if (!closed) {
                     fail("accept failed: " + e.getMessage());
+                    pause(); // e.g. out of file descriptors: the accept stays ready, do not spin on it
                 }
             }
         }
@@ -163,10 +164,24 @@ final class Listener implements MultipathListener {
         }
     }
 
+    private static void pause() {
+        try {
+            Thread.sleep(SWEEP_MILLIS / 10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void acceptAll() throws IOException {
         SocketChannel ch;
         while (!closed && (ch = server.accept()) != null) {
-            InetAddress source = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
+            InetAddress source;
+            try {
+                source = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
+            } catch (IOException | RuntimeException gone) {
+                closeQuietly(ch); // reset before it was accepted
+                continue;
+            }
             if (pendingCount >= limits.maxPending()) {
                 droppedBusy.incrementAndGet();
                 closeQuietly(ch);

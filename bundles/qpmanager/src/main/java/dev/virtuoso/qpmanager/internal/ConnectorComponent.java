@@ -181,9 +181,10 @@ public final class ConnectorComponent implements MultipathConnector {
 
     @Modified
     void modified(Config config) {
+        byte[] s = secret(config); // an unfit file changes nothing
         connector.settings(settings(config));
         connector.bootstrapLimits(bootstrapLimits(config));
-        secret = secret(config);
+        secret = s;
     }
 
     /** The options with the configured secret if they carry none. */

@@ -25,9 +25,9 @@ import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ReceiveParams
  * The single bootstrap exchange of a multipath connection ({@code MP_rdma_connect}): HELLO,
  * CHALLENGE (with the server's vNICs), CONNECT (every path's QP), ACCEPT (the server's QPs),
  * READY. Each step has its own deadline and the whole exchange an overall one; the sizes the peer
- * announces are checked against local caps ({@link PeerLimits}) before anything is sized by them;
- * a peer that sends anything malformed, oversized, of
- * another version or of the wrong type is answered with ERROR and dropped. With a shared secret,
+ * announces are checked against local caps ({@link PeerLimits}) before anything is sized by them.
+ * A peer that sends anything malformed, oversized, over a cap, of another version or of the wrong
+ * type is answered with ERROR and dropped. With a shared secret,
  * each side proves it with an HMAC over both nonces and checks the other's proof in constant time.
  */
 public final class Handshake {
@@ -38,7 +38,7 @@ public final class Handshake {
     static final int E_NO_PATH = 4;
     static final int E_RESOURCES = 5;
     /** A size the peer chose exceeds a local cap ({@link PeerLimits}). */
-    static final int E_LIMIT = 7;
+    static final int E_LIMIT = 6;
 
     /**
      * Outcome of a successful handshake.

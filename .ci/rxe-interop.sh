@@ -21,6 +21,7 @@ timeout --kill-after=10 "${RXE_CI_TIMEOUT:-580}" "$itest/run-scenario.sh" --out 
 case "$rc" in
     0) echo "rxe-interop: passed in $((SECONDS - start)) s";;
     2) echo "rxe-interop: SKIPPED (see the reason above: root, /dev/net/tun or qemu unavailable)"; rc=0;;
+    64) echo "rxe-interop: FAILED: run-scenario.sh usage error (see above)" >&2; rc=1;;
     124|137) echo "rxe-interop: FAILED: over ${RXE_CI_TIMEOUT:-580} s" >&2;;
     *) echo "rxe-interop: FAILED after $((SECONDS - start)) s (logs in $itest/target/rxe-interop)" >&2;;
 esac

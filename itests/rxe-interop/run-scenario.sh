@@ -5,10 +5,19 @@
 #
 #   run-scenario.sh [--cache DIR] [--out DIR] SCENARIO...      (as root; SCENARIO = folder in scenarios/)
 #
-# Exit status: 0 all passed, 1 a scenario failed, 2 cannot run here (no root / qemu cannot be had).
+# Exit status: 0 all passed, 1 a scenario or the set-up failed (including a failed package install or
+# guest build), 2 cannot run here (no root, no /dev/net/tun, or qemu missing and no root to install
+# it), 64 usage error. Only 2 may be reported as a skip.
 # Environment: RXE_QEMU_TIMEOUT (s, default 300) per boot; RXE_GUEST_CACHE overrides the cache dir;
 # RXE_SIZE / RXE_ITERS message size and count (65536 / 100); RXE_PLAN replaces the scenario's plan.
 set -euo pipefail
+
+# Status 2 means "cannot run here" and only skip() gives it: any other step that fails with 2 under
+# set -e (ip, grep, a helper script) is reported as a failure.
+skipping=0
+skip() { echo "SKIP rxe-interop: $*" >&2; skipping=1; exit 2; }
+no_false_skip() { if [ "$1" = 2 ] && [ "$skipping" = 0 ]; then echo "rxe-interop: a step failed with status 2" >&2; exit 1; fi; }
+trap 'no_false_skip $?' EXIT
 
 itest="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$itest/../.." && pwd)"
@@ -20,29 +29,35 @@ while [ $# -gt 0 ]; do
         --out) out="$2"; shift 2;;
         -h|--help) sed -n '2,10p' "$0"; exit 0;;
         --) shift; break;;
-        -*) echo "unknown option $1" >&2; exit 2;;
+        -*) echo "unknown option $1" >&2; exit 64;;
         *) break;;
     esac
 done
-[ $# -gt 0 ] || { echo "usage: run-scenario.sh [--cache DIR] [--out DIR] SCENARIO..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-scenario.sh [--cache DIR] [--out DIR] SCENARIO..." >&2; exit 64; }
 for s in "$@"; do
-    [ -f "$itest/scenarios/$s/guest.sh" ] || { echo "no scenario '$s' (scenarios/$s/guest.sh)" >&2; exit 2; }
+    [ -f "$itest/scenarios/$s/guest.sh" ] || { echo "no scenario '$s' (scenarios/$s/guest.sh)" >&2; exit 64; }
 done
 
 if [ "$(id -u)" != 0 ]; then
-    echo "SKIP rxe-interop: needs root (network namespace, tap device, debootstrap)" >&2
-    exit 2
+    skip "needs root (network namespace, tap device, debootstrap)"
 fi
 if [ ! -c /dev/net/tun ]; then
-    echo "SKIP rxe-interop: no /dev/net/tun (tap devices unavailable)" >&2
-    exit 2
+    skip "no /dev/net/tun (tap devices unavailable)"
 fi
-if ! "$itest/guest/host-packages.sh"; then
-    echo "SKIP rxe-interop: host packages (qemu, debootstrap, ...) cannot be installed" >&2
-    exit 2
+# as root, a missing tool is installed: an install that fails is a failure, not a skip
+pkg_rc=0
+"$itest/guest/host-packages.sh" || pkg_rc=$?
+if [ "$pkg_rc" = 2 ]; then
+    skip "qemu and the other host tools are missing and cannot be installed here"
+elif [ "$pkg_rc" != 0 ]; then
+    echo "FAIL rxe-interop: installing the host packages (qemu, debootstrap, ...) failed (exit $pkg_rc, see above)" >&2
+    exit 1
 fi
 
-guest="$("$itest/guest/build-guest.sh" "$cache")"
+if ! guest="$("$itest/guest/build-guest.sh" "$cache")"; then
+    echo "FAIL rxe-interop: building the guest failed (see above)" >&2
+    exit 1
+fi
 mkdir -p "$out"
 
 # Addresses of the private link (TEST-NET-1, inside our own namespace only).
@@ -58,6 +73,7 @@ qemu_pid=""
 host_pids=()
 work=""
 cleanup() {
+    local rc=$?
     [ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null || true
     local p
     for p in "${host_pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -66,6 +82,7 @@ cleanup() {
     qemu_pid=""; host_pids=()
     if [ -n "$ns" ]; then ip netns delete "$ns" 2>/dev/null || true; ns=""; fi
     if [ -n "$work" ]; then rm -rf "$work"; work=""; fi
+    no_false_skip "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

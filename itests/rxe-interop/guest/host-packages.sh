@@ -16,8 +16,14 @@ done
 if [ "$missing" = 0 ]; then
     exit 0
 fi
+# Exit 2 (the caller skips) only when the tools cannot be had at all: not root, or no apt-get; a
+# failing apt-get is a failure (its own exit status), never a skip.
 if [ "$(id -u)" != 0 ]; then
     echo "host-packages: missing tools and not root; install: ${packages[*]}" >&2
+    exit 2
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "host-packages: missing tools and no apt-get to install them; install: ${packages[*]}" >&2
     exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive

@@ -41,7 +41,7 @@ class EmbeddedFrameworkTest {
                 }
             }
             assertTrue(notActive.isEmpty(), "not active: " + notActive);
-            for (String function : List.of("demo", "bench", "vnics", "connections", "policy", "path", "testbed", "link")) {
+            for (String function : List.of("demo", "bench", "vnics", "connections", "policy", "path", "testbed", "link", "secret")) {
                 long deadline = System.currentTimeMillis() + 10_000;
                 ServiceReference<?>[] refs = null;
                 while (refs == null && System.currentTimeMillis() < deadline) {

@@ -120,6 +120,9 @@ final class BenchEndpoint implements AutoCloseable {
         if (o.ackTimeout() > 0) {
             b.ackTimeout(o.ackTimeout());
         }
+        if (o.secret() != null) {
+            b.sharedSecret(o.secret());
+        }
         return new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
     }
 

@@ -1,6 +1,8 @@
 package dev.virtuoso.commands.bench;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -8,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 
 import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.SecretFile;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;
@@ -41,11 +44,14 @@ import dev.virtuoso.commands.cli.Units;
  * @param windowPackets soft RNIC: requester window in packets, 0 for the provider's default
  * @param retryCount QP retry count 0..7, or -1 for the connector's default
  * @param ackTimeout QP ACK timeout exponent 1..31 (4.096 us x 2^exp), or -1 for the default
+ * @param secret bootstrap shared secret read from {@code --secret-file}, or {@code null} for none
+ * @param bind server: bootstrap address to listen on, or {@code null} for the default
+ *     ({@link #listenAddress})
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
         boolean reportGbits, boolean json, Path jsonFile, int waitSeconds, long rateBitsPerSecond, boolean perMessage,
-        int windowPackets, int retryCount, int ackTimeout) {
+        int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind) {
 
     /** The measured operation. */
     public enum Op {
@@ -99,7 +105,11 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .flag((char) 0, "fct", "client: report every message's completion time (post to completion) in the JSON")
             .option((char) 0, "window", "PACKETS", null, "soft RNIC: requester window, 8..4096 packets (default 128)")
             .option((char) 0, "retry", "N", null, "QP retry count 0..7 (default 7)")
-            .option((char) 0, "ack-timeout", "EXP", null, "QP ACK timeout 4.096 us x 2^EXP, EXP 1..31 (default 14: 67 ms)");
+            .option((char) 0, "ack-timeout", "EXP", null, "QP ACK timeout 4.096 us x 2^EXP, EXP 1..31 (default 14: 67 ms)")
+            .option((char) 0, "secret-file", "FILE", null,
+                    "bootstrap shared secret (16..4096 bytes, chmod 600); both sides give the same one")
+            .option((char) 0, "bind", "ADDR", null, "server: bootstrap address to listen on (default: 127.0.0.1 "
+                    + "for loopback vNICs, else the first vNIC; 0.0.0.0 for every interface)");
 
     /**
      * @param a parsed command line (not a help request)
@@ -156,6 +166,21 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             throw new IllegalArgumentException("--fct is for the client and at most " + MAX_FCT_MESSAGES
                     + " messages (sizes x -n)");
         }
+        byte[] secret = null;
+        if (a.value("secret-file") != null) {
+            try {
+                secret = SecretFile.read(Path.of(a.value("secret-file")));
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException("--secret-file: " + e.getMessage(), e);
+            }
+        }
+        InetAddress bind = null;
+        if (a.value("bind") != null) {
+            if (host != null) {
+                throw new IllegalArgumentException("--bind sets the server's listening address: not with a HOST");
+            }
+            bind = literal(a.value("bind"));
+        }
         if (a.has("window") && provider != null && !provider.equals("soft")) {
             throw new IllegalArgumentException("--window sets the soft RNIC's requester window: not with --provider " + provider);
         }
@@ -166,7 +191,24 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 a.intValue("wait", 1, 86_400), rate, perMessage,
                 a.has("window") ? a.intValue("window", 8, 4096) : 0,
                 a.has("retry") ? a.intValue("retry", 0, 7) : -1,
-                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1);
+                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1, secret, bind);
+    }
+
+    /**
+     * The server's bootstrap address: {@code --bind}, else 127.0.0.1 when every vNIC is a loopback
+     * address, else the first vNIC's address. Never every interface unless asked for.
+     *
+     * @param localVnics vNICs this side uses
+     * @return the address to listen on
+     */
+    public InetSocketAddress listenAddress(List<InetAddress> localVnics) {
+        if (bind != null) {
+            return new InetSocketAddress(bind, port);
+        }
+        if (localVnics.isEmpty() || localVnics.stream().allMatch(InetAddress::isLoopbackAddress)) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        }
+        return new InetSocketAddress(localVnics.get(0), port);
     }
 
     /**
@@ -193,7 +235,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
     BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, List<InetAddress> localVnics) {
         return new BenchOptions(null, port, clientOp, clientSizes, iterations, maxBytes, localVnics.size(), txDepth, policy,
                 cc, provider, device, localVnics, udpPort, reportGbits, json, jsonFile, waitSeconds, 0, false,
-                windowPackets, retryCount, ackTimeout);
+                windowPackets, retryCount, ackTimeout, secret, bind);
     }
 
     /** @return true on the client side (a host was given) */

@@ -2,7 +2,6 @@ package dev.virtuoso.commands.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -27,7 +26,11 @@ final class BenchServer {
     static void run(VirtuosoServices services, BenchOptions o, PrintStream out) throws IOException, InterruptedException {
         try (BenchEndpoint e = BenchEndpoint.prepare(services, o);
                 MultipathListener listener = services.connector(10, TimeUnit.SECONDS)
-                        .listen(new InetSocketAddress(o.port()), e.options)) {
+                        .listen(o.listenAddress(e.vnics), e.options)) {
+            if (!listener.localAddress().getAddress().isLoopbackAddress() && o.secret() == null) {
+                out.println("warning: listening on " + listener.localAddress() + " without --secret-file: unless "
+                        + "the connector's secretFile is configured, any host that reaches it can connect (docs/security.md)");
+            }
             out.println("waiting for a client on " + listener.localAddress() + " (vNICs "
                     + e.vnics.stream().map(a -> a.getHostAddress()).toList() + ", up to " + o.waitSeconds() + " s)");
             MultipathConnection c = listener.accept(o.waitSeconds(), TimeUnit.SECONDS);

@@ -6,9 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BenchOptionsTest {
 
@@ -94,5 +100,47 @@ class BenchOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> parse("--retry", "8", "h"));
         assertThrows(IllegalArgumentException.class, () -> parse("--ack-timeout", "0", "h"));
         assertThrows(IllegalArgumentException.class, () -> parse("--ack-timeout", "32", "h"));
+    }
+
+    @Test
+    void secretFileIsReadAndBadFilesAreRefusedByName(@TempDir Path dir) throws Exception {
+        Path ok = dir.resolve("secret");
+        Files.writeString(ok, "0123456789abcdef-bench\n", StandardCharsets.US_ASCII);
+        Files.setPosixFilePermissions(ok, PosixFilePermissions.fromString("rw-------"));
+        BenchOptions o = parse("--secret-file", ok.toString(), "localhost");
+        assertEquals("0123456789abcdef-bench", new String(o.secret(), StandardCharsets.US_ASCII),
+                "the file's bytes without the trailing line end");
+        assertEquals(null, parse("localhost").secret(), "no --secret-file: no secret");
+
+        Path open = dir.resolve("world-readable");
+        Files.writeString(open, "0123456789abcdef-bench", StandardCharsets.US_ASCII);
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--secret-file", open.toString()));
+        assertTrue(e.getMessage().contains("readable by group or others"), e.getMessage());
+
+        Path tooShort = dir.resolve("short");
+        Files.writeString(tooShort, "short", StandardCharsets.US_ASCII);
+        Files.setPosixFilePermissions(tooShort, PosixFilePermissions.fromString("rw-------"));
+        e = assertThrows(IllegalArgumentException.class, () -> parse("--secret-file", tooShort.toString()));
+        assertTrue(e.getMessage().contains("holds 5 bytes"), e.getMessage());
+
+        e = assertThrows(IllegalArgumentException.class,
+                () -> parse("--secret-file", dir.resolve("missing").toString()));
+        assertTrue(e.getMessage().startsWith("--secret-file"), e.getMessage());
+    }
+
+    @Test
+    void theServerListensOnLoopbackOrItsVnicUnlessToldOtherwise() throws Exception {
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        BenchOptions server = parse("-p", "7000");
+        assertEquals(new InetSocketAddress(lo, 7000), server.listenAddress(server.defaultLoopbackVnics()));
+        InetAddress vnic = InetAddress.getByName("192.0.2.7");
+        assertEquals(new InetSocketAddress(vnic, 7000),
+                server.listenAddress(List.of(vnic, InetAddress.getByName("192.0.2.8"))));
+        BenchOptions any = parse("-p", "7000", "--bind", "0.0.0.0");
+        assertEquals(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 7000), any.listenAddress(List.of(vnic)));
+        assertThrows(IllegalArgumentException.class, () -> parse("--bind", "127.0.0.1", "localhost"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--bind", "not-an-ip"));
     }
 }

@@ -1,6 +1,8 @@
 package dev.virtuoso.qpmanager.internal;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,9 +23,12 @@ import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.MultipathConnector;
 import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.SecretFile;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.decomposer.Decomposer;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
+import dev.virtuoso.qpmanager.internal.bootstrap.PeerLimits;
+import dev.virtuoso.qpmanager.internal.engine.BootstrapLimits;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
 import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
 import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
@@ -43,7 +48,9 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * {@value ConnectionPublisher#ID_PROPERTY}. A {@link PathMonitorFactory} is used when one is
  * registered (optional, dynamic, greedy): new connections get a monitor from it; when it goes away,
  * connections using its monitors move back to the core's own path view before the unbind returns
- * (bounded by {@value #MONITOR_DETACH_TIMEOUT_MILLIS} ms).
+ * (bounded by {@value #MONITOR_DETACH_TIMEOUT_MILLIS} ms). The configuration also sets the
+ * bootstrap's limits and a shared-secret file used when the options carry no secret (see
+ * docs/security.md).
  */
 @Component(service = MultipathConnector.class, configurationPid = ConnectorComponent.PID)
 @Designate(ocd = ConnectorComponent.Config.class)
@@ -78,6 +85,47 @@ public final class ConnectorComponent implements MultipathConnector {
 
         @AttributeDefinition(description = "Publish established connections as MultipathConnection services")
         boolean publishConnections() default true;
+
+        @AttributeDefinition(description = "Bootstrap shared-secret file (chmod 600, 16..4096 bytes) used by listen "
+                + "and connect calls whose options carry no secret; empty: none")
+        String secretFile() default "";
+
+        @AttributeDefinition(description = "Bootstrap: accepted connections whose first frame has not arrived, "
+                + "all sources together; more are closed at once", min = "1")
+        int maxPendingConnections() default 1024;
+
+        @AttributeDefinition(description = "Bootstrap: handshakes run at once (one thread each)", min = "1")
+        int maxHandshakes() default 32;
+
+        @AttributeDefinition(description = "Bootstrap: connections one source address may have pending or in a "
+                + "handshake at once", min = "1")
+        int maxHandshakesPerSource() default 8;
+
+        @AttributeDefinition(description = "Bootstrap: overall deadline of one handshake, ms", min = "1")
+        long handshakeDeadlineMillis() default 10_000;
+
+        @AttributeDefinition(description = "Bootstrap: established connections waiting for accept; more are "
+                + "refused during the handshake", min = "1")
+        int acceptQueue() default 64;
+
+        @AttributeDefinition(description = "Bootstrap: the kernel's listen backlog", min = "1")
+        int listenBacklog() default 256;
+
+        @AttributeDefinition(description = "Bootstrap: most MP_RECVs a peer may announce (about 57 bytes each "
+                + "here)", min = "1", max = "1048576")
+        int peerMaxReceives() default 16_384;
+
+        @AttributeDefinition(description = "Bootstrap: most small-message slots a peer may announce", min = "1",
+                max = "65536")
+        int peerMaxSlots() default 4096;
+
+        @AttributeDefinition(description = "Bootstrap: largest small-message slot a peer may announce, bytes",
+                min = "64", max = "1048576")
+        int peerMaxSlotBytes() default 1 << 20;
+
+        @AttributeDefinition(description = "Bootstrap: largest probe scratch region a peer may announce, bytes",
+                min = "0", max = "1048576")
+        int peerMaxScratchBytes() default 1 << 20;
     }
 
     private final Map<String, VerbsProvider> providers = new ConcurrentHashMap<>();
@@ -91,7 +139,27 @@ public final class ConnectorComponent implements MultipathConnector {
 
     private volatile Connector connector;
     private volatile PathMonitorFactory monitors;
+    private volatile byte[] secret;
     private ConnectionPublisher publisher;
+
+    static BootstrapLimits bootstrapLimits(Config c) {
+        return new BootstrapLimits(c.maxPendingConnections(), c.maxHandshakes(), c.maxHandshakesPerSource(),
+                c.handshakeDeadlineMillis(), c.acceptQueue(), c.listenBacklog(), new PeerLimits(c.peerMaxReceives(),
+                        c.peerMaxSlots(), c.peerMaxSlotBytes(), c.peerMaxScratchBytes()));
+    }
+
+    /** @return the configured secret, or {@code null} */
+    static byte[] secret(Config c) {
+        String f = c.secretFile();
+        if (f == null || f.isBlank()) {
+            return null;
+        }
+        try {
+            return SecretFile.read(Path.of(f.trim()));
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("secretFile of " + PID + ": " + e.getMessage(), e);
+        }
+    }
 
     static CoreSettings settings(Config c) {
         return new CoreSettings(c.defaultProvider(), c.sendQueueDepth(), c.maxPaths(), c.builtinChunksPerPath(),
@@ -101,6 +169,8 @@ public final class ConnectorComponent implements MultipathConnector {
     @Activate
     void activate(Config config, BundleContext context) {
         Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings(config));
+        c.bootstrapLimits(bootstrapLimits(config));
+        secret = secret(config);
         c.pathMonitors(monitors);
         if (config.publishConnections()) {
             publisher = new ConnectionPublisher(context);
@@ -111,7 +181,16 @@ public final class ConnectorComponent implements MultipathConnector {
 
     @Modified
     void modified(Config config) {
+        byte[] s = secret(config); // an unfit file changes nothing
         connector.settings(settings(config));
+        connector.bootstrapLimits(bootstrapLimits(config));
+        secret = s;
+    }
+
+    /** The options with the configured secret if they carry none. */
+    private ConnectOptions withSecret(ConnectOptions o) {
+        byte[] s = secret;
+        return s == null || o.sharedSecret() != null ? o : o.toBuilder().sharedSecret(s).build();
     }
 
     @Deactivate
@@ -189,11 +268,11 @@ public final class ConnectorComponent implements MultipathConnector {
 
     @Override
     public MultipathListener listen(InetSocketAddress bootstrap, ConnectOptions options) throws VirtuosoException {
-        return connector.listen(bootstrap, options);
+        return connector.listen(bootstrap, withSecret(options));
     }
 
     @Override
     public MultipathConnection connect(InetSocketAddress remote, ConnectOptions options) throws VirtuosoException {
-        return connector.connect(remote, options);
+        return connector.connect(remote, withSecret(options));
     }
 }

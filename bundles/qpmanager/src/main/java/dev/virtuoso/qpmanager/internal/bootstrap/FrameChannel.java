@@ -2,6 +2,7 @@ package dev.virtuoso.qpmanager.internal.bootstrap;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -79,6 +80,20 @@ public final class FrameChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Wraps an accepted connection of which the listener already read the first bytes.
+     *
+     * @param ch the accepted channel
+     * @param received bytes already read (position..limit), at most one handshake frame
+     * @return the frame channel, which reads them first
+     * @throws IOException if it cannot be configured
+     */
+    public static FrameChannel accepted(SocketChannel ch, ByteBuffer received) throws IOException {
+        FrameChannel fc = accepted(ch);
+        fc.in.put(received);
+        return fc;
+    }
+
     /** @return the peer's address, or {@code null} if unknown */
     public InetSocketAddress remoteAddress() {
         try {
@@ -148,6 +163,9 @@ public final class FrameChannel implements AutoCloseable {
         key.interestOps(op);
         try {
             while (true) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException(what + " interrupted (the listener is closing)");
+                }
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     throw new SocketTimeoutException(what + " timed out");

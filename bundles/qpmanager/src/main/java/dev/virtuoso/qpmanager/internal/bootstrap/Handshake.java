@@ -8,6 +8,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
@@ -23,8 +24,10 @@ import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ReceiveParams
 /**
  * The single bootstrap exchange of a multipath connection ({@code MP_rdma_connect}): HELLO,
  * CHALLENGE (with the server's vNICs), CONNECT (every path's QP), ACCEPT (the server's QPs),
- * READY. Each step has its own deadline; a peer that sends anything malformed, oversized, of
- * another version or of the wrong type is answered with ERROR and dropped. With a shared secret,
+ * READY. Each step has its own deadline and the whole exchange an overall one; the sizes the peer
+ * announces are checked against local caps ({@link PeerLimits}) before anything is sized by them.
+ * A peer that sends anything malformed, oversized, over a cap, of another version or of the wrong
+ * type is answered with ERROR and dropped. With a shared secret,
  * each side proves it with an HMAC over both nonces and checks the other's proof in constant time.
  */
 public final class Handshake {
@@ -34,6 +37,8 @@ public final class Handshake {
     static final int E_AUTH = 3;
     static final int E_NO_PATH = 4;
     static final int E_RESOURCES = 5;
+    /** A size the peer chose exceeds a local cap ({@link PeerLimits}). */
+    static final int E_LIMIT = 6;
 
     /**
      * Outcome of a successful handshake.
@@ -44,6 +49,9 @@ public final class Handshake {
      */
     public record Result(FrameChannel channel, ReceiveParams peer, int pathCount) {
     }
+
+    /** Overall deadline of the overloads without one, in steps: five frames are exchanged. */
+    private static final int OVERALL_STEPS = 5;
 
     private Handshake() {
     }
@@ -61,10 +69,23 @@ public final class Handshake {
      */
     public static Result client(InetSocketAddress remote, byte[] secret, List<InetAddress> remoteAddresses,
             Duration step, PathSetup setup) throws VirtuosoException {
+        return client(remote, secret, remoteAddresses, step, System.nanoTime() + OVERALL_STEPS * step.toNanos(),
+                PeerLimits.DEFAULTS, setup);
+    }
+
+    /**
+     * Runs the client side with an overall deadline and caps on the server's parameters.
+     *
+     * @param deadlineNanos {@link System#nanoTime()} by which the whole exchange is over
+     * @param limits caps on the sizes the server announces, checked before they are used
+     * @see #client(InetSocketAddress, byte[], List, Duration, PathSetup)
+     */
+    public static Result client(InetSocketAddress remote, byte[] secret, List<InetAddress> remoteAddresses,
+            Duration step, long deadlineNanos, PeerLimits limits, PathSetup setup) throws VirtuosoException {
         long stepNanos = step.toNanos();
         FrameChannel ch;
         try {
-            ch = FrameChannel.connect(remote, System.nanoTime() + stepNanos);
+            ch = FrameChannel.connect(remote, stepDeadline(stepNanos, deadlineNanos));
         } catch (SocketTimeoutException e) {
             throw new VirtuosoException(Reason.TIMEOUT, "connecting to " + remote + " timed out", e);
         } catch (IOException e) {
@@ -73,8 +94,8 @@ public final class Handshake {
         try {
             byte[] clientNonce = Authenticator.nonce();
             Hello hello = new Hello(clientNonce, secret != null);
-            ch.send(Protocol.HELLO, hello::encode, System.nanoTime() + stepNanos);
-            Challenge challenge = Challenge.decode(expect(ch, Protocol.CHALLENGE, stepNanos));
+            ch.send(Protocol.HELLO, hello::encode, stepDeadline(stepNanos, deadlineNanos));
+            Challenge challenge = Challenge.decode(expect(ch, Protocol.CHALLENGE, stepNanos, deadlineNanos));
             byte[] proof = null;
             if (challenge.authRequired() && secret == null) {
                 throw refuse(ch, E_AUTH, "peer requires a shared secret and none is configured");
@@ -98,13 +119,17 @@ public final class Handshake {
             }
             List<PathOffer> offers = setup.offerPaths(local.subList(0, n), remotes.subList(0, n));
             Connect connect = new Connect(proof, setup.params(), offers);
-            ch.send(Protocol.CONNECT, connect::encode, System.nanoTime() + stepNanos);
-            Accept accept = Accept.decode(expect(ch, Protocol.ACCEPT, stepNanos));
+            ch.send(Protocol.CONNECT, connect::encode, stepDeadline(stepNanos, deadlineNanos));
+            Accept accept = Accept.decode(expect(ch, Protocol.ACCEPT, stepNanos, deadlineNanos));
             if (accept.paths().size() != n) {
                 throw refuse(ch, E_MALFORMED, "peer answered " + accept.paths().size() + " paths of " + n);
             }
+            String over = limits.violation(accept.params());
+            if (over != null) {
+                throw refuse(ch, E_LIMIT, over);
+            }
             setup.connectPaths(accept.params(), accept.paths());
-            ch.send(Protocol.READY, b -> { }, System.nanoTime() + stepNanos);
+            ch.send(Protocol.READY, b -> { }, stepDeadline(stepNanos, deadlineNanos));
             return new Result(ch, accept.params(), n);
         } catch (VirtuosoException e) {
             ch.close();
@@ -134,23 +159,47 @@ public final class Handshake {
      */
     public static Result server(FrameChannel ch, byte[] secret, Duration step, PathSetup setup)
             throws VirtuosoException {
+        return server(ch, secret, step, System.nanoTime() + OVERALL_STEPS * step.toNanos(), PeerLimits.DEFAULTS,
+                () -> null, setup);
+    }
+
+    /**
+     * Runs the server side with an overall deadline, caps on the client's parameters and an
+     * admission check.
+     *
+     * @param deadlineNanos {@link System#nanoTime()} by which the whole exchange is over
+     * @param limits caps on the sizes the client announces, checked before any QP is created
+     * @param admission asked once the client is authenticated and within the caps, before any QP
+     *     is created: {@code null} admits, a text refuses with that reason (e.g. a full accept queue)
+     * @see #server(FrameChannel, byte[], Duration, PathSetup)
+     */
+    public static Result server(FrameChannel ch, byte[] secret, Duration step, long deadlineNanos, PeerLimits limits,
+            Supplier<String> admission, PathSetup setup) throws VirtuosoException {
         long stepNanos = step.toNanos();
         InetSocketAddress peer = ch.remoteAddress();
         try {
-            Hello hello = Hello.decode(expect(ch, Protocol.HELLO, stepNanos));
+            Hello hello = Hello.decode(expect(ch, Protocol.HELLO, stepNanos, deadlineNanos));
             byte[] serverNonce = Authenticator.nonce();
             byte[] proof = secret == null ? null : Authenticator.serverProof(secret, hello.nonce(), serverNonce);
             List<InetAddress> vnics = setup.localAddresses();
             Challenge challenge = new Challenge(serverNonce, proof,
                     vnics.size() > Protocol.MAX_PATHS ? vnics.subList(0, Protocol.MAX_PATHS) : vnics);
-            ch.send(Protocol.CHALLENGE, challenge::encode, System.nanoTime() + stepNanos);
-            Connect connect = Connect.decode(expect(ch, Protocol.CONNECT, stepNanos));
+            ch.send(Protocol.CHALLENGE, challenge::encode, stepDeadline(stepNanos, deadlineNanos));
+            Connect connect = Connect.decode(expect(ch, Protocol.CONNECT, stepNanos, deadlineNanos));
             if (secret != null && !Authenticator.matches(
                     Authenticator.clientProof(secret, hello.nonce(), serverNonce), connect.mac())) {
                 throw refuse(ch, E_AUTH, "peer failed authentication");
             }
             if (secret == null && connect.mac() != null) {
                 throw refuse(ch, E_AUTH, "unexpected authentication proof");
+            }
+            String over = limits.violation(connect.params());
+            if (over != null) {
+                throw refuse(ch, E_LIMIT, over);
+            }
+            String refused = admission.get();
+            if (refused != null) {
+                throw refuse(ch, E_RESOURCES, refused);
             }
             List<PathAnswer> answers;
             try {
@@ -160,8 +209,8 @@ public final class Handshake {
                 throw e;
             }
             Accept accept = new Accept(setup.params(), new ArrayList<>(answers));
-            ch.send(Protocol.ACCEPT, accept::encode, System.nanoTime() + stepNanos);
-            Frame ready = expectFrame(ch, Protocol.READY, stepNanos);
+            ch.send(Protocol.ACCEPT, accept::encode, stepDeadline(stepNanos, deadlineNanos));
+            Frame ready = expectFrame(ch, Protocol.READY, stepNanos, deadlineNanos);
             Fields.end(ready.body(), "READY");
             return new Result(ch, connect.params(), answers.size());
         } catch (VirtuosoException e) {
@@ -174,14 +223,20 @@ public final class Handshake {
         }
     }
 
-    private static java.nio.ByteBuffer expect(FrameChannel ch, int type, long stepNanos)
-            throws IOException, ProtocolException, VirtuosoException {
-        return expectFrame(ch, type, stepNanos).body();
+    /** The earlier of one step from now and the overall deadline. */
+    static long stepDeadline(long stepNanos, long deadlineNanos) {
+        long d = System.nanoTime() + stepNanos;
+        return d - deadlineNanos < 0 ? d : deadlineNanos;
     }
 
-    private static Frame expectFrame(FrameChannel ch, int type, long stepNanos)
+    private static java.nio.ByteBuffer expect(FrameChannel ch, int type, long stepNanos, long deadlineNanos)
             throws IOException, ProtocolException, VirtuosoException {
-        Frame f = ch.receive(System.nanoTime() + stepNanos);
+        return expectFrame(ch, type, stepNanos, deadlineNanos).body();
+    }
+
+    private static Frame expectFrame(FrameChannel ch, int type, long stepNanos, long deadlineNanos)
+            throws IOException, ProtocolException, VirtuosoException {
+        Frame f = ch.receive(stepDeadline(stepNanos, deadlineNanos));
         if (f.type() == Protocol.ERROR) {
             int code = Fields.u16(f.body());
             String text = Fields.text(f.body());

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
@@ -31,6 +32,7 @@ import dev.virtuoso.pathmonitor.api.PathMonitor;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameChannel;
 import dev.virtuoso.qpmanager.internal.bootstrap.Handshake;
+import dev.virtuoso.qpmanager.internal.bootstrap.PeerLimits;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 import dev.virtuoso.reassembler.Reassembler;
 import dev.virtuoso.spi.verbs.RdmaDevice;
@@ -62,6 +64,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private final Map<MpConnection, VerbsProvider> connections = new ConcurrentHashMap<>();
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private volatile CoreSettings settings;
+    private volatile BootstrapLimits bootstrap = BootstrapLimits.DEFAULTS;
     private volatile Observer observer;
     private volatile PathMonitorFactory monitors;
     private volatile boolean closed;
@@ -88,6 +91,11 @@ public final class Connector implements MultipathConnector, AutoCloseable {
 
     public void settings(CoreSettings s) {
         settings = s;
+    }
+
+    /** Sets the bootstrap limits of listeners opened and connections attempted from now on. */
+    public void bootstrapLimits(BootstrapLimits limits) {
+        bootstrap = limits;
     }
 
     public void observer(Observer o) {
@@ -231,9 +239,11 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         Setup setup = new Setup(newId(), options, settings, provider, reassembler, null);
         setup.client = true;
         try {
+            BootstrapLimits limits = bootstrap;
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limits.deadlineMillis());
             setup.open();
             Handshake.Result hr = Handshake.client(remote, options.sharedSecret(), options.remoteAddresses(),
-                    options.handshakeTimeout(), setup);
+                    options.handshakeTimeout(), deadline, limits.peer(), setup);
             return establish(setup, hr, remote, provider);
         } finally {
             setup.close();
@@ -246,14 +256,22 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         PolicyBinder.check(registry, options);
         VerbsProvider provider = provider(options);
         List<InetAddress> locals = Setup.localAddresses(deviceAddresses(provider, options.device()), options);
-        ServerSocketChannel ssc;
+        BootstrapLimits limits = this.bootstrap;
+        ServerSocketChannel ssc = null;
         try {
             ssc = ServerSocketChannel.open();
-            ssc.bind(bootstrap);
+            ssc.bind(bootstrap, limits.backlog());
         } catch (IOException e) {
+            if (ssc != null) {
+                try {
+                    ssc.close();
+                } catch (IOException ignored) {
+                    // failing anyway
+                }
+            }
             throw new VirtuosoException(Reason.IO, "cannot listen on " + bootstrap + ": " + e.getMessage(), e);
         }
-        Listener l = new Listener(this, ssc, options, provider, locals);
+        Listener l = new Listener(this, ssc, options, provider, locals, limits);
         listeners.add(l);
         l.start();
         return l;
@@ -277,18 +295,27 @@ public final class Connector implements MultipathConnector, AutoCloseable {
                 + (device == null ? "" : device));
     }
 
-    /** Server side of one accepted bootstrap connection (listener thread). */
-    MpConnection accept(SocketChannel socket, ConnectOptions options, VerbsProvider provider, List<InetAddress> locals)
+    /**
+     * Server side of one accepted bootstrap connection (a listener's handshake thread).
+     *
+     * @param first bytes the listener already read (position..limit)
+     * @param deadlineNanos end of the whole handshake
+     * @param peerLimits caps on the client's sizes
+     * @param admission asked before any QP is created (see {@link Handshake#server})
+     */
+    MpConnection accept(SocketChannel socket, ByteBuffer first, ConnectOptions options, VerbsProvider provider,
+            List<InetAddress> locals, long deadlineNanos, PeerLimits peerLimits, Supplier<String> admission)
             throws VirtuosoException {
         FrameChannel fc;
         try {
-            fc = FrameChannel.accepted(socket);
+            fc = FrameChannel.accepted(socket, first);
         } catch (IOException e) {
             throw new VirtuosoException(Reason.IO, "cannot set up accepted connection: " + e.getMessage(), e);
         }
         Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals);
         try {
-            Handshake.Result hr = Handshake.server(fc, options.sharedSecret(), options.handshakeTimeout(), setup);
+            Handshake.Result hr = Handshake.server(fc, options.sharedSecret(), options.handshakeTimeout(),
+                    deadlineNanos, peerLimits, admission, setup);
             return establish(setup, hr, fc.remoteAddress(), provider);
         } catch (VirtuosoException | RuntimeException e) {
             fc.close();

@@ -123,11 +123,97 @@ class HandshakeTest {
     @Test
     void matchingSecretsAuthenticateBothWays() throws Exception {
         byte[] secret = "s3cret".getBytes();
-        CompletableFuture<Handshake.Result> s = serve(secret, new RecordingSetup(1, serverVnics));
-        Handshake.Result c = Handshake.client(address, secret.clone(), List.of(), STEP,
-                new RecordingSetup(2, clientVnics));
-        s.get(5, TimeUnit.SECONDS).channel().close();
+        RecordingSetup server = new RecordingSetup(1, serverVnics);
+        RecordingSetup client = new RecordingSetup(2, clientVnics);
+        CompletableFuture<Handshake.Result> s = serve(secret, server);
+        Handshake.Result c = Handshake.client(address, secret.clone(), List.of(), STEP, client);
+        Handshake.Result r = s.get(5, TimeUnit.SECONDS);
+        // the server only creates QPs for a client whose proof it checked, the client only connects
+        // them after checking the server's proof: both sides got through to the paths
+        assertEquals(2, c.pathCount());
+        assertEquals(2, r.pathCount());
+        assertEquals(2, server.offered.size());
+        assertEquals(2, client.answered.size());
+        assertEquals(client.params, server.peer);
+        assertEquals(server.params, client.peer);
+        r.channel().close();
         c.channel().close();
+    }
+
+    /** A server with these peer caps, the given overall deadline and admission, on the next connection. */
+    private CompletableFuture<Handshake.Result> serve(RecordingSetup setup, long deadlineNanos, PeerLimits limits,
+            java.util.function.Supplier<String> admission) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                FrameChannel ch = FrameChannel.accepted(listener.accept());
+                try {
+                    return Handshake.server(ch, null, STEP, deadlineNanos, limits, admission, setup);
+                } catch (VirtuosoException e) {
+                    ch.close();
+                    throw new IllegalStateException(e);
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void clientSizesOverTheServersCapsAreRefusedByNameBeforeAnyQp() throws Exception {
+        // the client announces maxReceives 128, slots 16, slotBytes 4096, scratch 128 KiB
+        PeerLimits[] caps = {new PeerLimits(64, 4096, 1 << 20, 1 << 20), new PeerLimits(1024, 8, 1 << 20, 1 << 20),
+            new PeerLimits(1024, 4096, 1024, 1 << 20), new PeerLimits(1024, 4096, 1 << 20, 4096)};
+        String[] names = {"maxReceives 128 exceeds the local limit 64 (peerMaxReceives)",
+            "slots 16 exceeds the local limit 8 (peerMaxSlots)", "slotBytes 4096 exceeds the local limit 1024",
+            "scratch length 131072 exceeds the local limit 4096 (peerMaxScratchBytes)"};
+        for (int i = 0; i < caps.length; i++) {
+            RecordingSetup server = new RecordingSetup(1, serverVnics);
+            CompletableFuture<Handshake.Result> s = serve(server, System.nanoTime() + STEP.toNanos(), caps[i],
+                    () -> null);
+            VirtuosoException e = assertThrows(VirtuosoException.class,
+                    () -> Handshake.client(address, null, List.of(), STEP, new RecordingSetup(2, clientVnics)));
+            assertEquals(Reason.HANDSHAKE, e.reason());
+            assertTrue(e.getMessage().contains(names[i]), e.getMessage());
+            assertTrue(serverFailure(s).getMessage().contains(names[i]));
+            assertEquals(0, server.offered.size(), "no QP created for a client over a cap");
+            assertEquals(null, server.peer, "the client's sizes were never handed to the setup");
+        }
+    }
+
+    @Test
+    void serverSizesOverTheClientsCapsAreRefusedBeforeTheyAreUsed() throws Exception {
+        RecordingSetup client = new RecordingSetup(2, clientVnics);
+        CompletableFuture<Handshake.Result> s = serve(null, new RecordingSetup(1, serverVnics));
+        VirtuosoException e = assertThrows(VirtuosoException.class, () -> Handshake.client(address, null, List.of(),
+                STEP, System.nanoTime() + STEP.toNanos(), new PeerLimits(100, 4096, 1 << 20, 1 << 20), client));
+        assertTrue(e.getMessage().contains("maxReceives 128 exceeds the local limit 100"), e.getMessage());
+        assertEquals(null, client.peer, "the server's sizes were never handed to the setup");
+        assertTrue(serverFailure(s).getMessage().contains("maxReceives 128"));
+    }
+
+    @Test
+    void aRefusedAdmissionIsAnErrorBeforeAnyQp() throws Exception {
+        RecordingSetup server = new RecordingSetup(1, serverVnics);
+        CompletableFuture<Handshake.Result> s = serve(server, System.nanoTime() + STEP.toNanos(), PeerLimits.DEFAULTS,
+                () -> "accept queue full");
+        VirtuosoException e = assertThrows(VirtuosoException.class,
+                () -> Handshake.client(address, null, List.of(), STEP, new RecordingSetup(2, clientVnics)));
+        assertTrue(e.getMessage().contains("accept queue full"), e.getMessage());
+        serverFailure(s);
+        assertEquals(0, server.offered.size());
+    }
+
+    @Test
+    void theOverallDeadlineEndsAHandshakeBeforeItsSteps() throws Exception {
+        // every step may take 5 s, the whole exchange 300 ms: a silent client is dropped at 300 ms
+        CompletableFuture<Handshake.Result> s = serve(new RecordingSetup(1, serverVnics),
+                System.nanoTime() + SHORT.toNanos(), PeerLimits.DEFAULTS, () -> null);
+        try (SocketChannel ch = SocketChannel.open(address)) {
+            long t0 = System.nanoTime();
+            VirtuosoException e = serverFailure(s);
+            assertEquals(Reason.TIMEOUT, e.reason());
+            assertTrue(System.nanoTime() - t0 < STEP.toNanos(), "dropped before one step ran out");
+        }
     }
 
     @Test

@@ -68,8 +68,16 @@ class PathMonitorWiringTest {
             List<PathStats> probed = p.client.pathStats();
             double fast = probed.get(0).probedCapacity();
             double slow = probed.get(1).probedCapacity();
-            assertTrue(fast > 200 * MBIT / 5 && fast < 200 * MBIT * 2, "200 Mbit/s path probed at " + fast * 8 / 1e6);
-            assertTrue(slow > 50 * MBIT / 5 && slow < 50 * MBIT * 2, "50 Mbit/s path probed at " + slow * 8 / 1e6);
+            System.out.printf(java.util.Locale.ROOT, "path-monitor-wiring: probed %.1f Mbit/s (link 200) and %.1f Mbit/s (link 50)%n",
+                    fast * 8 / 1e6, slow * 8 / 1e6);
+            // Upper bound, guaranteed by the fabric: with no burst a link serialises every packet at
+            // its rate, a probe flow counts payload bytes only (less than the bytes on the wire) and is
+            // timed from before its first WRITE was posted, so no flow can measure more than the rate.
+            // Lower bound, not guaranteed: the measurement is host-bound when the CPU is starved. Ten
+            // runs beside seven other builds on 2 cores (load average 20-25) measured 27.5-195.0 Mbit/s
+            // on the 200 Mbit/s link and 17.9-47.1 on the 50 Mbit/s one; rate/5 holds except there.
+            assertTrue(fast > 200 * MBIT / 5 && fast <= 200 * MBIT, "200 Mbit/s path probed at " + fast * 8 / 1e6);
+            assertTrue(slow > 50 * MBIT / 5 && slow <= 50 * MBIT, "50 Mbit/s path probed at " + slow * 8 / 1e6);
 
             // only the writes split with the warm measurements count
             long before0 = probed.get(0).bytesCompleted();

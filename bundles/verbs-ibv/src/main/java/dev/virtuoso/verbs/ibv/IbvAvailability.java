@@ -1,6 +1,7 @@
 package dev.virtuoso.verbs.ibv;
 
 import dev.virtuoso.spi.verbs.RdmaDevice;
+import dev.virtuoso.spi.verbs.VerbsException;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -22,6 +23,9 @@ public final class IbvAvailability {
         }
     }
 
+    /** ibv_get_device_list's errno when the kernel has no RDMA subsystem. */
+    static final int ENOSYS = 38;
+
     private IbvAvailability() {
     }
 
@@ -40,16 +44,21 @@ public final class IbvAvailability {
             return new Result(null, List.of(), "native access to libibverbs denied (" + e.getMessage()
                     + "); start the JVM with --enable-native-access=ALL-UNNAMED");
         }
+        String noDevice = "libibverbs loaded ('" + libraryName + "') but it lists no RDMA device";
         List<RdmaDevice> devices;
         try {
             devices = provider.devices();
-        } catch (java.io.IOException e) {
-            return new Result(null, List.of(), "libibverbs loaded but listing devices failed: " + e.getMessage());
+        } catch (VerbsException e) {
+            if (e.errno() == ENOSYS) {
+                return new Result(null, List.of(), noDevice + " (ibv_get_device_list: ENOSYS, the kernel has no"
+                        + " RDMA support loaded; load an RNIC driver or rdma_rxe)");
+            }
+            return new Result(null, List.of(), "libibverbs loaded ('" + libraryName + "') but listing devices failed: "
+                    + e.getMessage());
         }
         if (devices.isEmpty()) {
-            return new Result(null, List.of(), "libibverbs loaded ('" + libraryName
-                    + "') but it lists no RDMA device (load a driver or create one, e.g. rdma link add rxe0 type rxe"
-                    + " netdev <if>, and check ibverbs-providers is installed)");
+            return new Result(null, List.of(), noDevice + " (load an RNIC driver or create a soft device, e.g."
+                    + " rdma link add rxe0 type rxe netdev <if>; check that ibverbs-providers is installed)");
         }
         return new Result(provider, devices.stream().map(RdmaDevice::name).collect(Collectors.toList()), null);
     }

@@ -97,6 +97,7 @@ final class NativeCompChannel implements IbvCompChannel {
                     MemorySegment fired = cqOut.get(ADDRESS, 0);
                     for (NativeCq cq : cqs) {
                         if (cq.cq.address() == fired.address()) {
+                            cq.eventDelivered();
                             return cq;
                         }
                     }

@@ -10,6 +10,7 @@ import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A completion queue. {@link #pollCq} calls {@code context->ops.poll_cq} into a preallocated
@@ -40,6 +41,8 @@ final class NativeCq implements IbvCq {
     private final int capacity;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment wcs;
+    /** Events handed out by the channel and not yet acknowledged: ibv_destroy_cq waits for them. */
+    private final AtomicInteger unacked = new AtomicInteger();
     private volatile boolean closed;
 
     private NativeCq(NativeContext context, MemorySegment cq, NativeCompChannel channel) {
@@ -130,11 +133,21 @@ final class NativeCq implements IbvCq {
         }
     }
 
+    /** Called by the channel for each event it returns for this CQ. */
+    void eventDelivered() {
+        unacked.incrementAndGet();
+    }
+
     @Override
     public void ackCqEvents(int count) {
         if (count <= 0 || closed) {
             return;
         }
+        unacked.addAndGet(-count);
+        ack(count);
+    }
+
+    private void ack(int count) {
         try {
             context.lib.ackCqEvents.invokeExact(cq, count);
         } catch (Throwable t) {
@@ -155,6 +168,11 @@ final class NativeCq implements IbvCq {
         closed = true;
         if (channel != null) {
             channel.detach(this);
+        }
+        int outstanding = unacked.getAndSet(0);
+        if (outstanding > 0) {
+            // ibv_destroy_cq would wait forever for these acknowledgements
+            ack(outstanding);
         }
         try {
             int rc = (int) context.lib.destroyCq.invokeExact(cq);

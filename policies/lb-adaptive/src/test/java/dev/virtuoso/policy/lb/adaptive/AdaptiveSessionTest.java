@@ -134,28 +134,44 @@ class AdaptiveSessionTest {
         assertEquals(2, out.path());
     }
 
+    /** Path 0 busy but below its queue target (scores 15 ms), path 1 slow and last active at 5 ms. */
+    private AdaptiveSession exploring(FakePaths p, int exploreEvery) {
+        AdaptiveSession s = session(p, exploreEvery, false);
+        p.post(0, 500_000);
+        p.now = 5 * MS;
+        s.onChunkComplete(1, 10, 1000, ChunkOutcome.SUCCESS);
+        return s;
+    }
+
     @Test
-    void idlePathsAreExploredEveryNthDecision() {
+    void aPathIdleForExploreIdleIsExplored() {
         FakePaths p = paths(1e8, 1e5);
-        p.now = 10 * MS;
-        AdaptiveSession s = session(p, 2, false);
+        AdaptiveSession s = exploring(p, 1);
+        p.now = 6 * MS;
         assertTrue(s.place(1, 1 << 30, out));
-        assertEquals(0, out.path());
-        p.post(0, 1_000_000);
-        p.inFlightChunks[0] = 0;
-        p.post(0, 0);
-        assertTrue(s.place(1, 1 << 30, out));
-        assertEquals(1, out.path(), "the second decision explores the idle path");
+        assertEquals(1, out.path(), "idle exactly 1 ms");
         assertEquals(MIN_CHUNK, out.maxBytes());
     }
 
     @Test
-    void recentlyActivePathsAreNotExplored() {
+    void aPathIdleForLessIsNotExplored() {
         FakePaths p = paths(1e8, 1e5);
-        p.now = MS - 1;
-        AdaptiveSession s = session(p, 1, false);
+        AdaptiveSession s = exploring(p, 1);
+        p.now = 6 * MS - 1;
         assertTrue(s.place(1, 1 << 30, out));
-        assertEquals(0, out.path(), "path 1 idle for less than exploreIdle");
+        assertEquals(0, out.path(), "the best score wins");
+    }
+
+    @Test
+    void explorationRunsEveryNthDecisionOnly() {
+        FakePaths p = paths(1e8, 1e5);
+        AdaptiveSession s = exploring(p, 2);
+        p.now = 10 * MS;
+        assertTrue(s.place(1, 1 << 30, out));
+        assertEquals(0, out.path(), "decision 1 of 2 scores");
+        p.post(0, 0);
+        assertTrue(s.place(1, 1 << 30, out));
+        assertEquals(1, out.path(), "decision 2 of 2 explores");
     }
 
     @Test

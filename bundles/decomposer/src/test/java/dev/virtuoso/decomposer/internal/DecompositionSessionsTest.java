@@ -499,7 +499,7 @@ class DecompositionSessionsTest {
     }
 
     @Test
-    void aRefusedPostOnAPathThatWentDownTellsTheSessions() {
+    void aRefusedPostOnAnUpPathIsNoPathChange() {
         open(2, false);
         RecordingLb lb = new RecordingLb(1);
         d.loadBalancer(lb);

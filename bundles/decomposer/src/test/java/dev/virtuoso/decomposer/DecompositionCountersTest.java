@@ -27,6 +27,7 @@ class DecompositionCountersTest {
         READ.put(Counter.POST_REFUSED, DecompositionCounters::postRefused);
         READ.put(Counter.POLICY_FAULT, DecompositionCounters::policyFaults);
         READ.put(Counter.FAILOVER_TIMEOUT, DecompositionCounters::failoverTimeouts);
+        READ.put(Counter.FENCE_WAIT, DecompositionCounters::fenceWaits);
     }
 
     @Test
@@ -58,7 +59,8 @@ class DecompositionCountersTest {
         }
         String s = counters.toString();
         assertEquals("DecompositionCounters[submitted=1, completed=2, failed=3, chunks=4, reposted=5, chunkErrors=6,"
-                + " stale=7, deferred=8, invalidPlacements=9, refused=10, policyFaults=11, failoverTimeouts=12]", s);
+                + " stale=7, deferred=8, invalidPlacements=9, refused=10, policyFaults=11, failoverTimeouts=12,"
+                + " fenceWaits=13]", s);
         assertTrue(s.startsWith("DecompositionCounters["));
     }
 }

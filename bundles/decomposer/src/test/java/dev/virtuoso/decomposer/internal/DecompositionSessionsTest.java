@@ -481,6 +481,9 @@ class DecompositionSessionsTest {
         assertTrue(again.path() != first.path());
         assertEquals(0, again.length());
         complete(again, IbvWcStatus.SUCCESS);
+        assertTrue(done.isEmpty(), "held until the failed path is fenced");
+        assertEquals(1, d.counters().fenceWaits());
+        assertEquals(1, d.pathFenced(first.path()));
         assertEquals(MpStatus.SUCCESS, done.get(0).status());
         assertEquals(1, d.counters().chunksReposted());
     }

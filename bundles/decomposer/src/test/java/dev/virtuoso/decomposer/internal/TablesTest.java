@@ -1,0 +1,138 @@
+package dev.virtuoso.decomposer.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.decomposer.MessageSpec;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+import dev.virtuoso.spi.policy.ChunkPlacement;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+
+/** The preallocated tables and small helpers of the decomposition. */
+class TablesTest {
+
+    @Test
+    void slotStackHandsOutLowSlotsFirstAndReusesReleasedOnes() {
+        SlotStack s = new SlotStack(3);
+        assertEquals(3, s.capacity());
+        assertEquals(0, s.allocate());
+        assertEquals(1, s.allocate());
+        assertEquals(2, s.inUse());
+        assertTrue(s.inUse(1));
+        s.release(0);
+        assertFalse(s.inUse(0));
+        assertEquals(1, s.inUse());
+        assertEquals(0, s.allocate());
+        assertEquals(2, s.allocate());
+        assertEquals(-1, s.allocate(), "all in use");
+        assertEquals(3, s.inUse());
+    }
+
+    @Test
+    void chunkWrIdCarriesTagGenerationAndSlot() {
+        ChunkTable t = new ChunkTable(4);
+        assertEquals(4, t.capacity());
+        int a = t.allocate();
+        int b = t.allocate();
+        assertEquals(2, t.inUse());
+        long wrA = t.wrId(a);
+        assertTrue(Decomposition.ownsWrId(wrA));
+        assertEquals(Decomposition.WR_ID_TAG | a, wrA);
+        assertEquals(a, t.slotOf(wrA));
+        assertEquals(b, t.slotOf(t.wrId(b)));
+
+        t.release(a);
+        assertFalse(t.inUse(a));
+        assertEquals(1, t.inUse());
+        assertEquals(-1, t.slotOf(wrA), "released");
+        assertEquals(a, t.allocate());
+        assertEquals(Decomposition.WR_ID_TAG | (1L << 32) | a, t.wrId(a), "generation 1 after one release");
+        assertEquals(-1, t.slotOf(wrA), "stale generation");
+        assertEquals(a, t.slotOf(t.wrId(a)));
+    }
+
+    @Test
+    void slotOfRejectsSlotsBeyondTheTable() {
+        ChunkTable t = new ChunkTable(2);
+        t.allocate();
+        t.allocate();
+        assertEquals(-1, t.slotOf(Decomposition.WR_ID_TAG | 2));
+        assertEquals(-1, t.slotOf(Decomposition.WR_ID_TAG | 0xFFFF_FFFFL));
+        assertEquals(1, t.slotOf(Decomposition.WR_ID_TAG | 1));
+    }
+
+    @Test
+    void messageTableCopiesTheSpecAndNumbersMessages() {
+        MessageTable t = new MessageTable(2);
+        MessageSpec spec = new MessageSpec().write(11, 0x1000, 3, 500, 0x2000, 4).tag(99);
+        int m = t.add(spec);
+        assertEquals(11, t.wrId[m]);
+        assertEquals(99, t.tag[m]);
+        assertEquals(500, t.length[m]);
+        assertEquals(MpStatus.SUCCESS, t.status[m]);
+        assertFalse(t.failed(m));
+        int n = t.add(spec.write(12, 0, 3, 1, 0, 4));
+        assertEquals(t.messageId[m] + 1, t.messageId[n], "identifiers ascend");
+        assertEquals(-1, t.add(spec), "full");
+        assertEquals(2, t.inUse());
+
+        t.detail[m] = "x";
+        t.status[m] = MpStatus.REMOTE_ACCESS_ERROR;
+        assertTrue(t.failed(m));
+        t.release(m);
+        assertNull(t.detail[m]);
+        assertFalse(t.inUse(m));
+        assertEquals(1, t.inUse());
+        int again = t.add(spec);
+        assertEquals(m, again);
+        assertFalse(t.failed(again), "a reused slot starts clean");
+        assertEquals(t.messageId[n] + 1, t.messageId[again]);
+    }
+
+    @Test
+    void chunkStatusSeparatesPathFailuresFromRequestFailures() {
+        assertEquals(ChunkOutcome.SUCCESS, ChunkStatus.outcome(IbvWcStatus.SUCCESS));
+        assertEquals(ChunkOutcome.RETRY_EXCEEDED, ChunkStatus.outcome(IbvWcStatus.RETRY_EXC_ERR));
+        assertEquals(ChunkOutcome.RNR_RETRY_EXCEEDED, ChunkStatus.outcome(IbvWcStatus.RNR_RETRY_EXC_ERR));
+        assertEquals(ChunkOutcome.FLUSHED, ChunkStatus.outcome(IbvWcStatus.WR_FLUSH_ERR));
+        assertEquals(ChunkOutcome.ERROR, ChunkStatus.outcome(IbvWcStatus.REM_ACCESS_ERR));
+        assertNull(ChunkStatus.requestFailure(IbvWcStatus.RETRY_EXC_ERR));
+        assertEquals(MpStatus.LOCAL_LENGTH_ERROR, ChunkStatus.requestFailure(IbvWcStatus.LOC_LEN_ERR));
+        assertEquals(MpStatus.LOCAL_PROTECTION_ERROR, ChunkStatus.requestFailure(IbvWcStatus.LOC_PROT_ERR));
+        assertEquals(MpStatus.REMOTE_ACCESS_ERROR, ChunkStatus.requestFailure(IbvWcStatus.REM_ACCESS_ERR));
+        assertEquals(MpStatus.REMOTE_OPERATION_ERROR, ChunkStatus.requestFailure(IbvWcStatus.REM_OP_ERR));
+    }
+
+    @Test
+    void builtinRoundRobinSkipsClosedPathsAndWraps() {
+        boolean[] open = {true, false, true};
+        BuiltinRoundRobin rr = new BuiltinRoundRobin(new PathGate() {
+            @Override
+            public int pathCount() {
+                return open.length;
+            }
+
+            @Override
+            public boolean open(int path) {
+                return open[path];
+            }
+        });
+        ChunkPlacement out = new ChunkPlacement();
+        assertTrue(rr.place(1, 100, out));
+        assertEquals(0, out.path());
+        assertEquals(Long.MAX_VALUE, out.maxBytes());
+        assertEquals(2, rr.pick());
+        assertEquals(0, rr.pick(), "wraps past the last path");
+        open[0] = false;
+        open[2] = false;
+        assertEquals(-1, rr.pick());
+        assertFalse(rr.place(1, 100, out));
+    }
+}

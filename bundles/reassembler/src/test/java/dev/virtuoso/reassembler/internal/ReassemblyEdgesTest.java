@@ -1,0 +1,527 @@
+package dev.virtuoso.reassembler.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.Reassembly;
+import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.reassembler.ReassemblyException;
+import dev.virtuoso.reassembler.ReassemblyOutbox;
+import dev.virtuoso.reassembler.SendTarget;
+import dev.virtuoso.reassembler.internal.ReassemblyHarness.MemoryMr;
+import dev.virtuoso.spi.verbs.IbvRecvWr;
+import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcOpcode;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.spi.verbs.VerbsException;
+
+/**
+ * One reassembly driven record by record: the control messages it writes are decoded here and the
+ * peer's records are written by hand, so limits, sizes and counters can be checked exactly.
+ */
+class ReassemblyEdgesTest {
+    private static final long SLAB_BASE = 0x10000;
+
+    record Completion(long wrId, MpStatus status, long length, int paths, String detail) {
+    }
+
+    private final List<ByteBuffer> sent = new ArrayList<>();
+    private final List<Completion> completed = new ArrayList<>();
+    private final List<long[]> posted = new ArrayList<>();
+    private final SendTarget target = new SendTarget();
+    private final IbvWc wc = new IbvWc();
+    private int claimBytes = 2048;
+    private boolean outboxFull;
+    private boolean srqRefuses;
+    private boolean srqClosed;
+    private ByteBuffer slab;
+    private MemoryMr mr;
+    private DefaultReassembly r;
+    private int slotBytes;
+
+    private DefaultReassembly open(int maxReceives, int slots, int slotSize, long splitThreshold) {
+        slotBytes = slotSize;
+        slab = ByteBuffer.allocateDirect(slots * slotSize);
+        mr = new MemoryMr(slab, SLAB_BASE);
+        IbvSrq srq = new IbvSrq() {
+            @Override
+            public void postSrqRecv(IbvRecvWr wr) throws VerbsException {
+                if (srqRefuses) {
+                    throw new VerbsException(12, "srq full");
+                }
+                posted.add(new long[] {wr.wrId(), wr.sge(0).addr(), wr.sge(0).length()});
+            }
+
+            @Override
+            public void close() {
+                srqClosed = true;
+            }
+        };
+        ReassemblyOutbox outbox = new ReassemblyOutbox() {
+            @Override
+            public ByteBuffer claim() {
+                return outboxFull ? null : ByteBuffer.allocate(claimBytes);
+            }
+
+            @Override
+            public void commit(ByteBuffer body) {
+                body.flip();
+                sent.add(body);
+            }
+        };
+        r = new DefaultReassembly(new ReassemblyConfig("t", maxReceives, slots, slotSize, splitThreshold), srq, mr,
+                slab, outbox);
+        return r;
+    }
+
+    private void arrive(int slot, int imm, byte[] payload) throws ReassemblyException {
+        ByteBuffer s = slab.duplicate();
+        s.position(slot * slotBytes);
+        s.put(payload);
+        wc.set(Reassembly.WR_ID_TAG | slot, IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, payload.length, imm,
+                IbvWc.WITH_IMM, 1, 2, 0);
+        r.onCompletion(wc);
+    }
+
+    private int deliver() {
+        return r.deliver((wrId, st, len, paths, detail) -> completed.add(new Completion(wrId, st, len, paths, detail)));
+    }
+
+    private static ByteBuffer adverts(int firstSeq, int n, int capacity, int flags) {
+        ByteBuffer b = ByteBuffer.allocate(3 + 21 * n).put(ControlRecords.RECV_POSTED).putShort((short) n);
+        for (int k = 0; k < n; k++) {
+            b.putInt(firstSeq + k).putLong(0x9000 + 100L * k).putInt(40 + k).putInt(capacity).put((byte) flags);
+        }
+        return b.flip();
+    }
+
+    private static ByteBuffer credit(int n) {
+        return ByteBuffer.allocate(5).put(ControlRecords.CREDIT).putInt(n).flip();
+    }
+
+    private static ByteBuffer report(byte type, int seq, int len, int extra) {
+        return ByteBuffer.allocate(10).put(type).putInt(seq).putInt(len).put((byte) extra).flip();
+    }
+
+    private static byte[] bytes(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + 7 * i);
+        }
+        return b;
+    }
+
+    // ------------------------------------------------------------------ start and slots
+
+    @Test
+    void startPostsEverySlotAtItsOwnAddress() throws Exception {
+        open(4, 3, 128, 64).start(1, 1, 1);
+        assertEquals(3, posted.size());
+        for (int k = 0; k < 3; k++) {
+            assertArrayEquals(new long[] {Reassembly.WR_ID_TAG | k, SLAB_BASE + 128L * k, 128}, posted.get(k));
+        }
+        assertThrows(IllegalStateException.class, () -> r.start(1, 1, 1));
+        assertSame(r.config(), r.config());
+        assertEquals(3, r.config().slots());
+    }
+
+    @Test
+    void startRejectsEmptyPeerSizes() {
+        open(4, 1, 64, 64);
+        assertThrows(IllegalArgumentException.class, () -> r.start(0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> r.start(1, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> r.start(1, 1, 0));
+        assertTrue(posted.isEmpty());
+    }
+
+    @Test
+    void slotErrorsAreCountedAndTheSlotPostedAgain() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        wc.set(Reassembly.WR_ID_TAG | 1, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        r.onCompletion(wc);
+        assertEquals(1, r.counters().slotErrors());
+        assertEquals(3, posted.size());
+        assertArrayEquals(new long[] {Reassembly.WR_ID_TAG | 1, SLAB_BASE + 64, 64}, posted.get(2));
+
+        srqRefuses = true;
+        r.onCompletion(wc);
+        assertEquals(3, r.counters().slotErrors(), "the failed completion and the failed re-post");
+
+        wc.set(Reassembly.WR_ID_TAG | 2, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        assertThrows(ReassemblyException.class, () -> r.onCompletion(wc), "slot 2 does not exist");
+        assertEquals(3, r.counters().slotErrors());
+    }
+
+    @Test
+    void closedReassemblyNeitherPostsSlotsNorTakesReceives() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        r.close();
+        assertTrue(srqClosed);
+        assertTrue(mr.closed);
+        wc.set(Reassembly.WR_ID_TAG, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        r.onCompletion(wc);
+        assertEquals(2, posted.size(), "no slot posted after close");
+        assertFalse(r.postReceive(1, ByteBuffer.allocate(8), 0, 8, 0, 0, false));
+        assertEquals(0, r.duty());
+    }
+
+    // ------------------------------------------------------------------ receive side
+
+    @Test
+    void receivesAreBoundedByMaxReceives() throws Exception {
+        open(2, 2, 64, 64).start(4, 2, 64);
+        ByteBuffer region = ByteBuffer.allocate(256);
+        assertTrue(r.postReceive(1, region, 0, 64, 0, 0, false));
+        assertTrue(r.postReceive(2, region, 64, 64, 0, 0, false));
+        assertFalse(r.postReceive(3, region, 128, 64, 0, 0, false));
+        assertEquals(2, r.receivesInProgress());
+        r.duty();
+        arrive(0, 0, bytes(4, 1));
+        assertEquals(1, deliver());
+        assertEquals(1, r.receivesInProgress());
+        assertTrue(r.postReceive(3, region, 128, 64, 0, 0, false));
+        assertEquals(2, r.receivesInProgress());
+    }
+
+    @Test
+    void smallMessagesAreCopiedFromTheirSlotUpToTheBufferCapacity() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        ByteBuffer region = ByteBuffer.allocate(256);
+        r.postReceive(10, region, 0, 8, 0, 0, false);
+        r.postReceive(11, region, 8, 64, 0, 0, false);
+        r.postReceive(12, region, 72, 64, 0, 0, false);
+        r.duty();
+        arrive(1, 1, bytes(64, 3));
+        arrive(0, 0, bytes(8, 5));
+        arrive(1, 2, new byte[0]);
+        assertEquals(3, deliver());
+        assertEquals(List.of(new Completion(10, MpStatus.SUCCESS, 8, 1, null),
+                new Completion(11, MpStatus.SUCCESS, 64, 1, null), new Completion(12, MpStatus.SUCCESS, 0, 1, null)),
+                completed);
+        byte[] got = new byte[8];
+        region.get(0, got);
+        assertArrayEquals(bytes(8, 5), got);
+        byte[] got2 = new byte[64];
+        region.get(8, got2);
+        assertArrayEquals(bytes(64, 3), got2, "copied from slot 1");
+        assertEquals(3, r.counters().smallReceived());
+        assertEquals(72, r.counters().bytesCopied());
+        assertEquals(0, r.counters().receivesFailed());
+    }
+
+    @Test
+    void aSmallMessageLongerThanTheBufferFailsItsReceive() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        r.postReceive(10, ByteBuffer.allocate(64), 0, 8, 0, 0, false);
+        r.duty();
+        arrive(0, 0, bytes(9, 1));
+        deliver();
+        assertEquals(MpStatus.LOCAL_LENGTH_ERROR, completed.get(0).status());
+        assertEquals(9, completed.get(0).length());
+        assertEquals(1, r.counters().receivesFailed());
+        assertEquals(0, r.counters().smallReceived());
+        assertEquals(0, r.counters().bytesCopied());
+    }
+
+    @Test
+    void smallMessagesAreMatchedRelativeToTheDeliveredSequence() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        ByteBuffer region = ByteBuffer.allocate(256);
+        for (int k = 0; k < 3; k++) {
+            r.postReceive(k, region, 64 * k, 64, 0, 0, false);
+        }
+        r.duty();
+        arrive(0, 0, bytes(1, 1));
+        arrive(1, 1, bytes(2, 1));
+        assertEquals(2, deliver());
+        arrive(0, 2, bytes(3, 1));
+        assertThrows(ReassemblyException.class, () -> arrive(1, 3, bytes(1, 1)), "receive 3 was never advertised");
+        assertEquals(1, deliver());
+        assertEquals(3, completed.get(2).length());
+        arrive(1, 1, bytes(2, 1));
+        assertEquals(1, r.counters().duplicates(), "already delivered");
+    }
+
+    @Test
+    void flushCompletesEverythingAndAdvertisesNothingMore() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        ByteBuffer region = ByteBuffer.allocate(256);
+        r.postReceive(1, region, 0, 64, 0, 0, false);
+        r.duty();
+        sent.clear();
+        r.postReceive(2, region, 64, 64, 0, 0, false);
+        r.postReceive(3, region, 128, 64, 0, 0, false);
+        arrive(0, 0, bytes(5, 1));
+        r.onControl(ByteBuffer.allocate(0));
+        assertEquals(3, r.flush((wrId, st, len, paths, detail) -> completed.add(
+                new Completion(wrId, st, len, paths, detail)), MpStatus.FLUSHED));
+        assertEquals(List.of(new Completion(1, MpStatus.SUCCESS, 5, 1, null),
+                new Completion(2, MpStatus.FLUSHED, 0, 0, "connection closed"),
+                new Completion(3, MpStatus.FLUSHED, 0, 0, "connection closed")), completed);
+        assertEquals(0, r.receivesInProgress());
+        r.duty();
+        for (ByteBuffer b : sent) {
+            assertTrue(b.get(0) != ControlRecords.RECV_POSTED, "flushed receives are not advertised");
+        }
+    }
+
+    @Test
+    void flushKeepsTheOutcomeOfAReceivePlacedBehindAnUnplacedOne() throws Exception {
+        open(4, 2, 64, 64).start(4, 2, 64);
+        ByteBuffer region = ByteBuffer.allocate(256);
+        r.postReceive(1, region, 0, 64, 0, 0, false);
+        r.postReceive(2, region, 64, 64, 0, 0, false);
+        r.duty();
+        arrive(1, 1, bytes(7, 1));
+        assertEquals(2, r.flush((wrId, st, len, paths, detail) -> completed.add(
+                new Completion(wrId, st, len, paths, detail)), MpStatus.FLUSHED));
+        assertEquals(List.of(new Completion(1, MpStatus.FLUSHED, 0, 0, "connection closed"),
+                new Completion(2, MpStatus.SUCCESS, 7, 1, null)), completed);
+    }
+
+    // ------------------------------------------------------------------ control channel out
+
+    @Test
+    void creditsGoBackOnlyOnceAQuarterOfTheSlotsIsUsed() throws Exception {
+        open(8, 8, 64, 64).start(8, 8, 64);
+        ByteBuffer region = ByteBuffer.allocate(512);
+        for (int k = 0; k < 3; k++) {
+            r.postReceive(k, region, 64 * k, 64, 0x7000 + 64 * k, 9, k == 1);
+        }
+        assertEquals(1, r.duty());
+        assertEquals(1, r.counters().controlSent());
+        ByteBuffer advert = sent.remove(0);
+        assertEquals(3 + 3 * 21, advert.remaining());
+        assertEquals(ControlRecords.RECV_POSTED, advert.get());
+        assertEquals(3, advert.getShort());
+        for (int k = 0; k < 3; k++) {
+            assertEquals(k, advert.getInt());
+            assertEquals(0x7000 + 64 * k, advert.getLong());
+            assertEquals(9, advert.getInt());
+            assertEquals(64, advert.getInt());
+            assertEquals(k == 1 ? ControlRecords.FLAG_WRITABLE : 0, advert.get());
+        }
+
+        arrive(0, 0, bytes(1, 1));
+        assertEquals(0, r.duty(), "one credit is below the threshold of 8 / 4");
+        arrive(1, 1, bytes(1, 1));
+        assertEquals(1, r.duty());
+        ByteBuffer c = sent.remove(0);
+        assertEquals(5, c.remaining());
+        assertEquals(ControlRecords.CREDIT, c.get());
+        assertEquals(2, c.getInt());
+        assertEquals(2, r.counters().creditsReturned());
+        assertEquals(2, r.counters().controlSent());
+    }
+
+    @Test
+    void advertisementsAreSplitOverBodiesThatHoldFewerEntries() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        claimBytes = 3 + 21 + 20;
+        ByteBuffer region = ByteBuffer.allocate(512);
+        for (int k = 0; k < 3; k++) {
+            r.postReceive(k, region, 64 * k, 64, 0, 0, false);
+        }
+        assertEquals(3, r.duty());
+        for (int k = 0; k < 3; k++) {
+            ByteBuffer b = sent.get(k);
+            assertEquals(24, b.remaining());
+            assertEquals(1, b.getShort(1));
+            assertEquals(k, b.getInt(3));
+        }
+    }
+
+    @Test
+    void aBodyWithRoomForExactlyOneNoticeCarriesIt() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        r.onControl(adverts(0, 1, 10, 0));
+        claimBytes = ControlRecords.NOTICE_BYTES;
+        assertEquals(Reassembly.TOO_LONG, r.reserveSend(11, target));
+        assertEquals(1, r.duty());
+        ByteBuffer b = sent.get(0);
+        assertEquals(10, b.remaining());
+        assertEquals(ControlRecords.SEND_FAILED, b.get());
+        assertEquals(0, b.getInt());
+        assertEquals(11, b.getInt());
+        assertEquals(ControlRecords.REASON_TOO_LONG, b.get());
+    }
+
+    @Test
+    void aFullOutboxDefersTheControlMessage() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        r.postReceive(1, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
+        outboxFull = true;
+        assertEquals(0, r.duty());
+        assertEquals(0, r.counters().controlSent());
+        outboxFull = false;
+        assertEquals(1, r.duty());
+        assertEquals(0, r.duty(), "nothing left to say");
+    }
+
+    @Test
+    void dutyBeforeStartSendsNothing() {
+        open(8, 2, 64, 64);
+        r.postReceive(1, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
+        assertEquals(0, r.duty());
+        assertTrue(sent.isEmpty());
+    }
+
+    // ------------------------------------------------------------------ control channel in
+
+    @Test
+    void controlBeforeStartIsRejected() {
+        open(8, 2, 64, 64);
+        assertThrows(ReassemblyException.class, () -> r.onControl(credit(1)));
+    }
+
+    @Test
+    void truncatedRecordsAreRejected() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {2, 0, 0, 1})));
+        assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {3, 0, 0, 0, 0, 0, 0, 0, 1})));
+        assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {4, 0, 0, 0, 0, 0, 0, 0, 1})));
+        assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {1, 0})));
+    }
+
+    @Test
+    void creditsNeverExceedThePeersSlots() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        r.onControl(adverts(0, 4, 64, 0));
+        assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
+        assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
+        assertEquals(Reassembly.NOT_READY, r.reserveSend(1, target));
+        assertEquals(Reassembly.NOT_READY, r.reserveSend(1, target));
+        assertEquals(2, r.counters().sendsWaitingForCredit());
+        r.onControl(credit(1));
+        assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
+        r.onControl(credit(2));
+        assertThrows(ReassemblyException.class, () -> r.onControl(credit(1)), "3 credits for 2 slots");
+    }
+
+    @Test
+    void advertisementsAreCheckedAndBounded() throws Exception {
+        open(8, 2, 64, 64).start(2, 2, 64);
+        r.onControl(adverts(0, 1, 0, 0));
+        assertEquals(Reassembly.TOO_LONG, r.reserveSend(1, target), "a zero-capacity receive is valid but small");
+        assertThrows(ReassemblyException.class, () -> r.onControl(adverts(1, 1, 64, 2)), "unknown flag");
+        assertThrows(ReassemblyException.class, () -> r.onControl(adverts(1, 1, -1, 0)), "negative capacity");
+        r.onControl(adverts(1, 1, 64, 0));
+        r.onControl(adverts(2, 1, 64, 0));
+        assertThrows(ReassemblyException.class, () -> r.onControl(adverts(3, 1, 64, 0)),
+                "two receives outstanding at most");
+    }
+
+    @Test
+    void sizeDecidesSmallOrLargeAtTheThresholdAndThePeersSlotSize() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 32);
+        r.onControl(adverts(0, 4, 100, ControlRecords.FLAG_WRITABLE));
+        assertEquals(Reassembly.SMALL, r.reserveSend(32, target), "fits the peer's 32-byte slot");
+        assertEquals(0, target.sequence());
+        assertEquals(Reassembly.LARGE, r.reserveSend(33, target));
+        assertEquals(1, target.sequence());
+        assertEquals(0x9000 + 100, target.remoteAddr());
+        assertEquals(41, target.rkey());
+        assertEquals(Reassembly.LARGE, r.reserveSend(100, target), "exactly the buffer's capacity");
+        assertEquals(Reassembly.TOO_LONG, r.reserveSend(101, target));
+
+        open(8, 2, 64, 64).start(8, 2, 128);
+        r.onControl(adverts(0, 2, 100, ControlRecords.FLAG_WRITABLE));
+        assertEquals(Reassembly.SMALL, r.reserveSend(63, target));
+        assertEquals(Reassembly.LARGE, r.reserveSend(64, target), "at the split threshold");
+    }
+
+    @Test
+    void placementReportsCompleteReceivesAndAreChecked() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        ByteBuffer region = ByteBuffer.allocate(512);
+        for (int k = 0; k < 3; k++) {
+            r.postReceive(k, region, 100 * k, 100, 0, 0, true);
+        }
+        r.duty();
+        r.onControl(report(ControlRecords.SEND_DONE, 0, 100, 2));
+        assertThrows(ReassemblyException.class, () -> r.onControl(report(ControlRecords.SEND_DONE, 0, 100, 2)),
+                "reported twice");
+        assertEquals(1, deliver());
+        assertEquals(new Completion(0, MpStatus.SUCCESS, 100, 2, null), completed.get(0));
+        assertEquals(1, r.counters().largeReceived());
+        assertThrows(ReassemblyException.class, () -> r.onControl(report(ControlRecords.SEND_DONE, 0, 1, 1)),
+                "already delivered");
+        assertThrows(ReassemblyException.class, () -> r.onControl(report(ControlRecords.SEND_DONE, 1, 101, 1)),
+                "longer than the buffer");
+        r.onControl(report(ControlRecords.SEND_DONE, 2, 50, 3));
+        r.onControl(report(ControlRecords.SEND_DONE, 1, 60, 1));
+        assertThrows(ReassemblyException.class, () -> r.onControl(report(ControlRecords.SEND_DONE, 3, 1, 1)),
+                "never advertised");
+        assertEquals(2, deliver());
+        assertEquals(new Completion(1, MpStatus.SUCCESS, 60, 1, null), completed.get(1));
+        assertEquals(new Completion(2, MpStatus.SUCCESS, 50, 3, null), completed.get(2));
+        assertEquals(3, r.counters().largeReceived());
+    }
+
+    @Test
+    void failureReportsGiveEachReasonItsStatus() throws Exception {
+        open(8, 4, 64, 64).start(8, 4, 64);
+        ByteBuffer region = ByteBuffer.allocate(512);
+        for (int k = 0; k < 4; k++) {
+            r.postReceive(k, region, 100 * k, 100, 0, 0, true);
+        }
+        r.duty();
+        sent.clear();
+        r.onControl(report(ControlRecords.SEND_FAILED, 0, 200, ControlRecords.REASON_TOO_LONG));
+        r.onControl(report(ControlRecords.SEND_FAILED, 1, 300, ControlRecords.REASON_NOT_WRITABLE));
+        r.onControl(report(ControlRecords.SEND_FAILED, 2, 5,
+                ControlRecords.REASON_FAILED | ControlRecords.FLAG_SMALL));
+        assertThrows(ReassemblyException.class, () -> r.onControl(report(ControlRecords.SEND_FAILED, 3, 5, 9)));
+        assertEquals(4, r.counters().receivesFailed(), "counted before the reason is read");
+        assertEquals(3, deliver());
+        assertEquals(MpStatus.LOCAL_LENGTH_ERROR, completed.get(0).status());
+        assertEquals(200, completed.get(0).length());
+        assertEquals(MpStatus.LOCAL_PROTECTION_ERROR, completed.get(1).status());
+        assertEquals(MpStatus.REMOTE_OPERATION_ERROR, completed.get(2).status());
+        assertEquals(0, completed.get(2).paths());
+
+        r.onControl(report(ControlRecords.SEND_FAILED, 0, 5, ControlRecords.REASON_FAILED));
+        assertEquals(1, r.counters().duplicates(), "a report for a delivered receive is a duplicate");
+        assertEquals(1, r.duty(), "the charged slot credit goes back");
+        ByteBuffer c = sent.get(0);
+        assertEquals(ControlRecords.CREDIT, c.get());
+        assertEquals(1, c.getInt());
+    }
+
+    @Test
+    void senderReportsItsOutcomes() throws Exception {
+        open(8, 2, 64, 64).start(8, 2, 64);
+        r.onControl(adverts(0, 3, 1000, ControlRecords.FLAG_WRITABLE));
+        r.sendFinished(0, true, MpStatus.SUCCESS, 900, 3);
+        r.sendFinished(1, false, MpStatus.SUCCESS, 10, 1);
+        r.sendFinished(2, false, MpStatus.PATH_FAILURE, 10, 1);
+        r.sendFinished(3, true, MpStatus.PATH_FAILURE, 800, 2);
+        assertEquals(1, r.duty());
+        ByteBuffer b = sent.get(0);
+        assertEquals(30, b.remaining(), "a small success needs no report");
+        assertEquals(ControlRecords.SEND_DONE, b.get());
+        assertEquals(0, b.getInt());
+        assertEquals(900, b.getInt());
+        assertEquals(3, b.get());
+        assertEquals(ControlRecords.SEND_FAILED, b.get());
+        assertEquals(2, b.getInt());
+        assertEquals(10, b.getInt());
+        assertEquals((byte) (ControlRecords.FLAG_SMALL | ControlRecords.REASON_FAILED), b.get());
+        assertEquals(ControlRecords.SEND_FAILED, b.get());
+        assertEquals(3, b.getInt());
+        assertEquals(800, b.getInt());
+        assertEquals(ControlRecords.REASON_FAILED, b.get());
+    }
+}

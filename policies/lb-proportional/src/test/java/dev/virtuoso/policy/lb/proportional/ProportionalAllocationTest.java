@@ -1,0 +1,122 @@
+package dev.virtuoso.policy.lb.proportional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.policy.testkit.FakePaths;
+import dev.virtuoso.spi.policy.ChunkPlacement;
+import dev.virtuoso.spi.policy.PolicyContext;
+
+/** Equation 1 allocation edge cases, byte for byte. */
+class ProportionalAllocationTest {
+    private final ChunkPlacement out = new ChunkPlacement();
+
+    private static ProportionalSession session(FakePaths paths, int minPercent) {
+        return (ProportionalSession) new ProportionalPolicy().newSession(
+                new PolicyContext("c", Map.of("lb-proportional.minRelativeCapacityPercent", minPercent)), paths);
+    }
+
+    private static FakePaths paths(double... probed) {
+        FakePaths p = new FakePaths(probed.length);
+        p.probed = probed.clone();
+        return p;
+    }
+
+    @Test
+    void percentMustBeZeroToHundred() {
+        FakePaths p = paths(1);
+        assertTrue(session(p, 0) != null);
+        assertTrue(session(p, 100) != null);
+        assertThrows(IllegalArgumentException.class, () -> session(p, -1));
+        assertThrows(IllegalArgumentException.class, () -> session(p, 101));
+        assertEquals("lb-proportional", new ProportionalPolicy().name());
+    }
+
+    @Test
+    void theRemainderOfTheSplitGoesToTheFirstHeaviestPath() {
+        ProportionalSession s = session(paths(1, 1, 1), 0);
+        s.onMessageStart(1, 10);
+        assertEquals(4, s.allocated(0));
+        assertEquals(3, s.allocated(1));
+        assertEquals(3, s.allocated(2));
+        assertEquals(0, s.allocated(3), "beyond the paths");
+    }
+
+    @Test
+    void aPathExactlyAtTheMinimumRelativeCapacityKeepsItsShare() {
+        ProportionalSession s = session(paths(100, 50, 49), 50);
+        s.onMessageStart(1, 1500);
+        assertEquals(1000, s.allocated(0));
+        assertEquals(500, s.allocated(1));
+        assertEquals(0, s.allocated(2), "below half of the fastest");
+    }
+
+    @Test
+    void unusablePathsGetNothing() {
+        FakePaths p = paths(0, 0, 0);
+        p.usable[1] = false;
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1000);
+        assertEquals(500, s.allocated(0));
+        assertEquals(0, s.allocated(1));
+        assertEquals(500, s.allocated(2));
+    }
+
+    @Test
+    void withNoUsablePathNothingIsPlaced() {
+        FakePaths p = paths(1, 1);
+        p.usable[0] = false;
+        p.usable[1] = false;
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1000);
+        assertEquals(0, s.allocated(0));
+        assertFalse(s.place(1, 1000, out));
+    }
+
+    @Test
+    void aMessageFirstSeenInPlaceIsAllocated() {
+        ProportionalSession s = session(paths(3, 1), 0);
+        assertTrue(s.place(7, 4000, out));
+        assertEquals(0, out.path());
+        assertEquals(3000, out.maxBytes());
+        assertEquals(1000, s.allocated(1));
+        assertTrue(s.place(8, 400, out), "another message: allocated afresh");
+        assertEquals(300, s.allocated(0));
+        assertEquals(100, s.allocated(1));
+    }
+
+    @Test
+    void bytesCarriedByAChunkComeOffItsPathsAllocation() {
+        ProportionalSession s = session(paths(1, 1), 0);
+        s.onMessageStart(1, 1000);
+        assertTrue(s.place(1, 1000, out));
+        assertEquals(0, out.path());
+        assertTrue(s.place(1, 999, out));
+        assertEquals(499, s.allocated(0), "one byte carried");
+        assertEquals(1, out.path(), "round robin among the paths with bytes left");
+        assertTrue(s.place(1, 999, out), "nothing carried: the same answer");
+        assertEquals(500, s.allocated(1));
+        assertFalse(s.place(1, 0, out));
+    }
+
+    @Test
+    void addedPathsShareTheNextMessage() {
+        FakePaths p = paths(1, 1);
+        ProportionalSession s = session(p, 0);
+        p.resize(3);
+        p.probed[2] = 1;
+        s.onPathsChanged();
+        s.onMessageStart(1, 300);
+        assertEquals(100, s.allocated(2));
+        assertTrue(s.place(1, 300, out));
+        assertTrue(s.place(1, 200, out));
+        assertTrue(s.place(1, 100, out));
+        assertEquals(2, out.path());
+    }
+}

@@ -21,8 +21,6 @@ import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
 
-import dev.virtuoso.features.BundleEntry;
-
 /**
  * An OSGi framework (Apache Felix, found through {@link FrameworkFactory}) embedded in the
  * launcher's JVM, with a private bundle cache deleted on {@link #close()}. Not thread-safe: one
@@ -81,19 +79,20 @@ final class EmbeddedFramework implements AutoCloseable {
      * installed, not started.
      *
      * @param bundles bundles of the features, dependencies first
-     * @param index where their jars are
+     * @param staged where their jars are
      * @return the installed bundles
      * @throws IOException listing every bundle that is missing, failed to install or to start
      */
-    List<Bundle> installAndStart(List<BundleEntry> bundles, BundleIndex index) throws IOException {
+    List<Bundle> installAndStart(List<FeatureBundle> bundles, StagedBundles staged) throws IOException {
         List<String> problems = new ArrayList<>();
         List<Bundle> installed = new ArrayList<>();
-        List<BundleEntry> toStart = new ArrayList<>();
+        List<FeatureBundle> toStart = new ArrayList<>();
         BundleContext ctx = context();
-        for (BundleEntry b : bundles) {
-            Path jar = index.jar(b.location());
+        for (FeatureBundle b : bundles) {
+            Path jar = staged.jar(b.location());
             if (jar == null) {
-                problems.add(b.location() + ": not staged (rebuild: mvn -DskipTests install)");
+                problems.add(b.location() + ": not in the launcher's bundle directory: the features name a bundle"
+                        + " launcher/pom.xml does not declare (LauncherBundlesMatchFeaturesTest checks this)");
                 continue;
             }
             try (InputStream in = Files.newInputStream(jar)) {
@@ -106,7 +105,7 @@ final class EmbeddedFramework implements AutoCloseable {
                 problems.add(b.location() + ": install failed: " + e.getMessage());
             }
         }
-        for (BundleEntry b : toStart) {
+        for (FeatureBundle b : toStart) {
             Bundle bundle = ctx.getBundle(b.location());
             try {
                 bundle.start();

@@ -15,10 +15,6 @@ import java.util.logging.Logger;
 
 import org.osgi.framework.Bundle;
 
-import dev.virtuoso.features.BundleEntry;
-import dev.virtuoso.features.FeatureRepository;
-import dev.virtuoso.features.FeaturesException;
-
 /**
  * Entry point of the {@code virtuoso} command: parses the launcher's arguments, boots an embedded
  * OSGi framework with the features the subcommand needs, runs the subcommand's Gogo function (or
@@ -71,25 +67,28 @@ public final class Main {
         }
         String name = "virtuoso " + args.subcommand().cliName();
         quietLogging(args.verbose());
-        List<BundleEntry> bundles;
-        BundleIndex index;
+        List<FeatureBundle> bundles;
+        StagedBundles staged;
         try {
-            index = BundleIndex.read(bundlesDir());
-            FeatureRepository repo = FeaturesLoader.load();
+            staged = new StagedBundles(bundlesDir());
+            Features repo = Features.load();
+            for (String f : args.extraFeatures()) {
+                if (!repo.names().contains(f)) {
+                    err.println(name + ": unknown feature '" + f + "' (features: " + String.join(", ", repo.names()) + ")");
+                    return USAGE;
+                }
+            }
             List<String> features = new ArrayList<>(args.subcommand().features());
             features.addAll(args.extraFeatures());
             bundles = repo.bundlesFor(features);
-        } catch (FeaturesException e) {
-            err.println(name + ": " + String.join("; ", e.problems()));
-            return USAGE;
         } catch (IOException e) {
             err.println(name + ": " + e.getMessage());
             return FAILED;
         }
-        return boot(args, name, bundles, index, err);
+        return boot(args, name, bundles, staged, err);
     }
 
-    private static int boot(LauncherArgs args, String name, List<BundleEntry> bundles, BundleIndex index,
+    private static int boot(LauncherArgs args, String name, List<FeatureBundle> bundles, StagedBundles staged,
             PrintStream err) {
         Map<String, String> props = new HashMap<>();
         props.put("virtuoso.home", System.getProperty("virtuoso.home", Path.of("").toAbsolutePath().toString()));
@@ -103,7 +102,7 @@ public final class Main {
         Thread hook = new Thread(fw::close, "virtuoso-launcher-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            List<Bundle> installed = fw.installAndStart(bundles, index);
+            List<Bundle> installed = fw.installAndStart(bundles, staged);
             if (args.verbose()) {
                 for (Bundle b : installed) {
                     err.println("[launcher] " + b.getSymbolicName() + " " + b.getVersion() + " state " + b.getState());

@@ -17,8 +17,6 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 
-import dev.virtuoso.features.BundleEntry;
-
 /**
  * Boots the embedded framework with the demo's features from the bundles the build staged
  * (target/bundles) and checks that every bundle is ACTIVE and the commands are registered; then
@@ -28,10 +26,10 @@ class EmbeddedFrameworkTest {
 
     @Test
     void demoFeaturesStartAndPublishTheCommands() throws Exception {
-        BundleIndex index = BundleIndex.read(Main.bundlesDir());
-        List<BundleEntry> bundles = FeaturesLoader.load().bundlesFor(Subcommand.DEMO.features());
+        StagedBundles staged = new StagedBundles(Main.bundlesDir());
+        List<FeatureBundle> bundles = Features.load().bundlesFor(Subcommand.DEMO.features());
         try (EmbeddedFramework fw = EmbeddedFramework.start(Map.of(), false)) {
-            List<Bundle> installed = fw.installAndStart(bundles, index);
+            List<Bundle> installed = fw.installAndStart(bundles, staged);
             assertEquals(bundles.size(), installed.size());
             List<String> notActive = new ArrayList<>();
             for (Bundle b : installed) {

@@ -7,19 +7,16 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.virtuoso.features.BundleEntry;
-import dev.virtuoso.features.FeatureRepository;
-
 /** Every subcommand's features resolve in the shipped descriptor to the bundles it needs. */
 class SubcommandFeaturesTest {
 
-    private static List<String> locations(FeatureRepository repo, Subcommand s) throws Exception {
-        return repo.bundlesFor(s.features()).stream().map(BundleEntry::location).toList();
+    private static List<String> locations(Features repo, Subcommand s) throws Exception {
+        return repo.bundlesFor(s.features()).stream().map(FeatureBundle::location).toList();
     }
 
     @Test
     void featuresResolveToTheNeededBundles() throws Exception {
-        FeatureRepository repo = FeaturesLoader.load();
+        Features repo = Features.load();
         for (Subcommand s : Subcommand.values()) {
             List<String> b = locations(repo, s);
             assertTrue(b.stream().anyMatch(l -> l.contains("/org.apache.felix.scr/")), s + " needs SCR");

@@ -5,9 +5,9 @@
 #
 #   run-scenario.sh [--cache DIR] [--out DIR] SCENARIO...      (as root; SCENARIO = folder in scenarios/)
 #
-# Exit status: 0 all passed, 1 a scenario or the set-up failed (including a failed package install or
-# guest build), 2 cannot run here (no root, no /dev/net/tun, or qemu missing and no root to install
-# it), 64 usage error. Only 2 may be reported as a skip.
+# Exit status: 0 all passed, 1 a scenario or the set-up failed (including a failed package install,
+# guest build, or no Java 19+ for the interop peer), 2 cannot run here (no root, no /dev/net/tun,
+# or qemu missing and no root to install it), 64 usage error. Only 2 may be reported as a skip.
 # Environment: RXE_QEMU_TIMEOUT (s, default 300) per boot; RXE_GUEST_CACHE overrides the cache dir;
 # RXE_SIZE / RXE_ITERS message size and count (65536 / 100); RXE_PLAN replaces the scenario's plan.
 set -euo pipefail
@@ -52,6 +52,14 @@ if [ "$pkg_rc" = 2 ]; then
 elif [ "$pkg_rc" != 0 ]; then
     echo "FAIL rxe-interop: installing the host packages (qemu, debootstrap, ...) failed (exit $pkg_rc, see above)" >&2
     exit 1
+fi
+
+# The soft-RNIC peer of the interop scenario needs Java 19+: find it before the long guest build.
+# shellcheck source=peer-java.sh
+source "$itest/peer-java.sh"
+if [[ " $* " == *" interop "* ]]; then
+    RXE_PEER_JAVA="$(peer_java_find)" || exit 1
+    export RXE_PEER_JAVA
 fi
 
 if ! guest="$("$itest/guest/build-guest.sh" "$cache")"; then

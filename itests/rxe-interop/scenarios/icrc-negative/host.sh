@@ -9,7 +9,7 @@ host_start() {
         echo "   no Java 17 for the negative control"; return 1
     fi
     # 4 messages; ACK timeout 2^14 x 4 us = 67 ms, so the 7 retries are over in about half a second.
-    RXE_PEER_JAVA="$j17" RXE_ITERS=4 RXE_PEER_ACK_TIMEOUT=14 interop_host_start "$@"
+    RXE_NEGATIVE_CONTROL_JAVA="$j17" RXE_ITERS=4 RXE_PEER_ACK_TIMEOUT=14 interop_host_start "$@"
 }
 host_check() { # host_check PREFIX CONSOLE_LOG
     local peerlog="$1.peer.log" i

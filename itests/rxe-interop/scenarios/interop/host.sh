@@ -7,15 +7,14 @@
 #   - the peer reports no error completion and no NAK/retry/drop counter.
 peer_pid=""
 
-# Java 19+ has jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, needed for a predictable IPv4 header
-# (DF, ID 0) and so a correct ICRC; the machine's Temurin 25 has it, its default Java 17 does not.
+# The peer needs Java 19+ (peer-java.sh): RXE_PEER_JAVA, else the newest JDK found; never a silent
+# fallback to an older `java`.
+# shellcheck source=../../peer-java.sh
+source "$RXE_ITEST_DIR/peer-java.sh"
+# RXE_NEGATIVE_CONTROL_JAVA: scenarios/icrc-negative's deliberate Java 17 peer.
 peer_java() {
-    if [ -n "${RXE_PEER_JAVA:-}" ]; then echo "$RXE_PEER_JAVA"; return; fi
-    local j
-    for j in /usr/lib/jvm/temurin-2[5-9]-jdk-amd64/bin/java /usr/lib/jvm/temurin-*-jdk-amd64/bin/java; do
-        [ -x "$j" ] && { echo "$j"; return; }
-    done
-    echo java
+    if [ -n "${RXE_NEGATIVE_CONTROL_JAVA:-}" ]; then echo "$RXE_NEGATIVE_CONTROL_JAVA"; return 0; fi
+    peer_java_find
 }
 
 host_start() {
@@ -24,7 +23,7 @@ host_start() {
         echo "   the peer is not built: mvn -pl itests/rxe-interop install"
         return 1
     fi
-    local java; java="$(peer_java)"
+    local java; java="$(peer_java)" || return 1
     echo "   peer: $java ($("$java" -version 2>&1 | head -1))"
     # RXE_PEER_CLASSPATH_PREFIX: classes to put first (e.g. a soft RNIC being worked on).
     host_spawn "$1.peer.log" "$java" -cp "${RXE_PEER_CLASSPATH_PREFIX:+$RXE_PEER_CLASSPATH_PREFIX:}$target/classes:$(cat "$target/peer.classpath")" \

@@ -1,10 +1,13 @@
 package dev.virtuoso.verbs.soft;
 
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.ToIntFunction;
 
 import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
 
@@ -37,6 +40,7 @@ public final class SoftRnicConfig {
     private final int maxCqe;
     private final long commandTimeoutMillis;
     private final boolean sharedReceiveQueues;
+    private final ToIntFunction<InetAddress> interfaceMtu;
 
     private SoftRnicConfig(Builder b) {
         deviceName = b.deviceName;
@@ -56,6 +60,7 @@ public final class SoftRnicConfig {
         maxCqe = b.maxCqe;
         commandTimeoutMillis = b.commandTimeoutMillis;
         sharedReceiveQueues = b.sharedReceiveQueues;
+        interfaceMtu = b.interfaceMtu;
     }
 
     /**
@@ -158,6 +163,27 @@ public final class SoftRnicConfig {
         return sharedReceiveQueues;
     }
 
+    /**
+     * @return the MTU of the network interface a vNIC address is on (0 if unknown); the UDP wire
+     *     refuses path MTUs whose datagrams would not fit it
+     */
+    public ToIntFunction<InetAddress> interfaceMtu() {
+        return interfaceMtu;
+    }
+
+    /**
+     * @param address a local address
+     * @return the MTU of the interface that has it, or 0 if no interface has it or it is unknown
+     */
+    public static int systemInterfaceMtu(InetAddress address) {
+        try {
+            NetworkInterface nif = NetworkInterface.getByInetAddress(address);
+            return nif == null ? 0 : Math.max(0, nif.getMTU());
+        } catch (SocketException e) {
+            return 0;
+        }
+    }
+
     @Override
     public String toString() {
         return "SoftRnicConfig[" + deviceName + " " + addresses + ":" + udpPort + ", icrcCheck="
@@ -183,6 +209,7 @@ public final class SoftRnicConfig {
         private int maxCqe = 1 << 20;
         private long commandTimeoutMillis = 10_000;
         private boolean sharedReceiveQueues = true;
+        private ToIntFunction<InetAddress> interfaceMtu = SoftRnicConfig::systemInterfaceMtu;
 
         private Builder(String deviceName) {
             if (deviceName == null || deviceName.isEmpty()) {
@@ -221,6 +248,16 @@ public final class SoftRnicConfig {
                 throw new IllegalArgumentException("UDP port out of range: " + port);
             }
             udpPort = port;
+            return this;
+        }
+
+        /**
+         * @param lookup the MTU of a vNIC address's interface, 0 if unknown (default: the system's
+         *     {@link NetworkInterface#getMTU()})
+         * @return this
+         */
+        public Builder interfaceMtu(ToIntFunction<InetAddress> lookup) {
+            interfaceMtu = Objects.requireNonNull(lookup);
             return this;
         }
 

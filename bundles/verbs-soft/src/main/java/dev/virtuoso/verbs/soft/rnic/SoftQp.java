@@ -436,6 +436,11 @@ final class SoftQp implements IbvQp {
             if (av.sgidIndex() < 0 || av.sgidIndex() >= rnic.vnicCount()) {
                 throw invalid("sgid index", av.sgidIndex());
             }
+            String mtuProblem = (mask & IbvQpAttr.PATH_MTU) != 0
+                    ? rnic.pathMtuProblem(av.sgidIndex(), a.pathMtu()) : null;
+            if (mtuProblem != null) {
+                throw new VerbsException(VerbsException.EINVAL, mtuProblem);
+            }
             if ((dgid instanceof Inet4Address)
                     != (rnic.vnicAddress(av.sgidIndex()) instanceof Inet4Address)) {
                 throw new VerbsException(VerbsException.EINVAL,

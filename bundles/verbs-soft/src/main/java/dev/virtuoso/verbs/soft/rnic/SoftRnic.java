@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.spi.verbs.IbvMtu;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.Vnic;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
@@ -42,6 +43,7 @@ public final class SoftRnic implements AutoCloseable {
     private List<Vnic> vnics = List.of();
     private InetAddress[] addresses = new InetAddress[0];
     private WirePort[] ports = new WirePort[0];
+    private int[] interfaceMtus = new int[0];
     private Wire wire;
     private volatile Engine engine;
     private Thread thread;
@@ -113,6 +115,11 @@ public final class SoftRnic implements AutoCloseable {
                     + " on " + addrs + " port " + config.udpPort() + ": " + e.getMessage(), e);
         }
         warnIfIcrcUnverifiable(opened);
+        int[] mtus = new int[opened.length];
+        for (int i = 0; i < opened.length; i++) {
+            mtus[i] = opened[i] instanceof UdpWirePort ? config.interfaceMtu().applyAsInt(addrs.get(i)) : 0;
+        }
+        interfaceMtus = mtus;
         wire = w;
         ports = opened;
         addresses = addrs.toArray(new InetAddress[0]);
@@ -203,6 +210,15 @@ public final class SoftRnic implements AutoCloseable {
 
     InetAddress vnicAddress(int gidIndex) {
         return addresses[gidIndex];
+    }
+
+    /**
+     * @param gidIndex the vNIC a QP sends from
+     * @param mtu the path MTU asked for
+     * @return why the vNIC's interface cannot carry that path MTU unfragmented, or {@code null}
+     */
+    String pathMtuProblem(int gidIndex, IbvMtu mtu) {
+        return PathMtuLimit.problem(mtu, addresses[gidIndex], interfaceMtus[gidIndex]);
     }
 
     /** Any thread: tells the engine a WR was posted. */

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 itest=itests/rxe-interop
 if [ ! -f "$itest/target/peer.classpath" ] || [ ! -d "$itest/target/classes/dev" ]; then
-    echo "rxe-interop: $itest is not built; run after 'mvn -B verify' (or mvn -pl $itest install)" >&2
+    echo "rxe-interop: $itest is not built; run after 'mvn -B verify' (or mvn -B -pl $itest -am install)" >&2
     exit 1
 fi
 export RXE_GUEST_CACHE="${RXE_GUEST_CACHE:-/var/cache/virtuoso/rxe-guest}"

@@ -37,10 +37,15 @@ final class StagedBundles {
 
     /**
      * @param location a feature's bundle location
-     * @return the staged jar, or {@code null} if it is not staged
+     * @return the staged jar, or {@code null} if it is not staged or not a {@code mvn:} location
      */
     Path jar(String location) {
-        Path p = dir.resolve(fileName(location));
+        Path p;
+        try {
+            p = dir.resolve(fileName(location));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
         return Files.isRegularFile(p) ? p : null;
     }
 

@@ -1,12 +1,14 @@
 package dev.virtuoso.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,7 @@ class FeaturesTest {
         assertEquals("virtuoso-api-0.1.0-SNAPSHOT.jar", StagedBundles.fileName("mvn:dev.virtuoso/virtuoso-api/0.1.0-SNAPSHOT"));
         for (String bad : List.of("file:/x.jar", "mvn:g/a", "mvn:g/a/1/jar", "mvn:g/../1", "mvn:g//1")) {
             assertThrows(IllegalArgumentException.class, () -> StagedBundles.fileName(bad), bad);
+            assertNull(new StagedBundles(Path.of(".")).jar(bad), bad);
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.virtuoso.launcher;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -96,8 +95,10 @@ final class EmbeddedFramework implements AutoCloseable {
                 problems.add(b.location() + ": not staged (rebuild: mvn -DskipTests install)");
                 continue;
             }
-            try (InputStream in = Files.newInputStream(jar)) {
-                Bundle bundle = ctx.installBundle(b.location(), in);
+            try {
+                // a file: location, so `update <id>` re-reads the staged jar (an mvn: location needs a
+                // URL handler the embedded framework does not have)
+                Bundle bundle = ctx.installBundle(jar.toUri().toString());
                 installed.add(bundle);
                 if (b.start() && bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
                     toStart.add(b);
@@ -107,7 +108,7 @@ final class EmbeddedFramework implements AutoCloseable {
             }
         }
         for (BundleEntry b : toStart) {
-            Bundle bundle = ctx.getBundle(b.location());
+            Bundle bundle = ctx.getBundle(index.jar(b.location()).toUri().toString());
             try {
                 bundle.start();
             } catch (BundleException e) {

@@ -1,5 +1,6 @@
 package dev.virtuoso.commands;
 
+import dev.virtuoso.commands.cli.CommandError;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -99,7 +100,7 @@ public class ConnectionRegistry {
         if (hits.size() == 1) {
             return hits.get(0);
         }
-        throw new IllegalArgumentException(hits.isEmpty()
+        throw new CommandError(hits.isEmpty()
                 ? "no connection '" + key + "' (see virtuoso:connections)"
                 : "'" + key + "' matches " + hits.size() + " connections; type more of the id");
     }

@@ -1,5 +1,6 @@
 package dev.virtuoso.commands;
 
+import dev.virtuoso.commands.cli.CommandError;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -68,7 +69,7 @@ public class TestbedCommand {
                 out.println(was ? "testbed stopped" : "no testbed is running");
             }
             case "status" -> status(out);
-            default -> throw new IllegalArgumentException("testbed: expected start, stop or status");
+            default -> throw new CommandError("testbed: expected start, stop or status");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.virtuoso.commands;
 
+import dev.virtuoso.commands.cli.CommandError;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +62,7 @@ public class VnicsCommand {
         }
         String only = a.value("provider");
         if (only != null && !only.equals("soft") && !only.equals("disni")) {
-            throw new IllegalArgumentException("--provider must be soft or disni: " + only);
+            throw new CommandError("--provider must be soft or disni: " + only);
         }
         out.printf("%-9s %-12s %-40s %4s  %s%n", "provider", "device", "vNIC address", "gid", "netdev");
         for (Registered r : providers) {

@@ -1,5 +1,6 @@
 package dev.virtuoso.commands.bench;
 
+import dev.virtuoso.commands.cli.CommandError;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -31,7 +32,7 @@ final class BenchClient {
         try (BenchEndpoint e = BenchEndpoint.prepare(services, o)) {
             InetSocketAddress server = new InetSocketAddress(o.host(), o.port());
             if (server.isUnresolved()) {
-                throw new IllegalArgumentException("cannot resolve host '" + o.host() + "'");
+                throw new CommandError("cannot resolve host '" + o.host() + "'");
             }
             MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
             e.attach(c);

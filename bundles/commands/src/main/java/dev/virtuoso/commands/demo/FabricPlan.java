@@ -1,5 +1,6 @@
 package dev.virtuoso.commands.demo;
 
+import dev.virtuoso.commands.cli.CommandError;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ public record FabricPlan(List<Long> ratesBitsPerSecond, int delayMicros) {
     public FabricPlan {
         ratesBitsPerSecond = List.copyOf(ratesBitsPerSecond);
         if (ratesBitsPerSecond.isEmpty() || ratesBitsPerSecond.size() > MAX_PATHS) {
-            throw new IllegalArgumentException("1.." + MAX_PATHS + " paths, not " + ratesBitsPerSecond.size());
+            throw new CommandError("1.." + MAX_PATHS + " paths, not " + ratesBitsPerSecond.size());
         }
     }
 

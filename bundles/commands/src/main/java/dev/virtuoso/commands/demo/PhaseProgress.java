@@ -1,5 +1,7 @@
 package dev.virtuoso.commands.demo;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -15,6 +17,7 @@ public final class PhaseProgress {
     private final MultipathConnection connection;
     private final Supplier<String> policy;
     private final AtomicLong verifiedBytes = new AtomicLong();
+    private final Set<String> policiesSeen = new LinkedHashSet<>();
 
     /**
      * @param name label shown on the progress line
@@ -44,6 +47,23 @@ public final class PhaseProgress {
     /** @return the policy name now */
     public String policy() {
         return policy.get();
+    }
+
+    /** Records the policy in use now among those that carried the phase. */
+    public synchronized void notePolicy() {
+        policiesSeen.add(policy.get());
+    }
+
+    /**
+     * @return the policies seen carrying the phase since the last call (or the start), in order,
+     *     joined with {@code " then "}; afterwards only the one in use now counts as seen
+     */
+    public synchronized String takePolicies() {
+        notePolicy();
+        String seen = String.join(" then ", policiesSeen);
+        policiesSeen.clear();
+        policiesSeen.add(policy.get());
+        return seen;
     }
 
     /** @return bytes moved and verified so far */

@@ -1,5 +1,6 @@
 package dev.virtuoso.commands.demo;
 
+import dev.virtuoso.commands.cli.CommandError;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -83,7 +84,7 @@ public final class Transfer {
         this.wrBytes = wrBytes;
         this.slots = Math.min(client.region().length(), server.region().length()) / wrBytes;
         if (slots < 1) {
-            throw new IllegalArgumentException("rings smaller than one work request");
+            throw new CommandError("rings smaller than one work request");
         }
         this.window = Math.max(1, Math.min(window, slots));
         this.totalBytes = totalBytes;

@@ -34,6 +34,21 @@ public final class SummaryTable {
                     Units.rate(r.capacityBitsPerSecond()), String.format(Locale.ROOT, "%.1f%%", r.utilisation() * 100),
                     base > 0 ? String.format(Locale.ROOT, "%.2fx", r.goodput() / base) : "-");
         }
+        out.println();
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "  %-26s %-5s", "bytes per path", ""));
+        int columns = rows.stream().mapToInt(r -> r.pathBytes().length).max().orElse(0);
+        for (int p = 0; p < columns; p++) {
+            head.append(String.format(Locale.ROOT, " %10s", "path " + p));
+        }
+        out.println(head);
+        for (PhaseResult r : rows) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-26s %-5s", r.name(), r.op()));
+            for (int p = 0; p < columns; p++) {
+                line.append(String.format(Locale.ROOT, " %10s", p < r.pathBytes().length
+                        ? Units.bytes(r.pathBytes()[p]) : "-"));
+            }
+            out.println(line);
+        }
     }
 
     /**
@@ -45,10 +60,20 @@ public final class SummaryTable {
      */
     public static void writeCsv(Path file, List<PhaseResult> rows) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("phase,op,paths,policy,bytes,seconds,goodput_bps,capacity_bps,utilisation");
+        int columns = rows.stream().mapToInt(r -> r.pathBytes().length).max().orElse(0);
+        StringBuilder head = new StringBuilder("phase,op,paths,policy,bytes,seconds,goodput_bps,capacity_bps,utilisation");
+        for (int p = 0; p < columns; p++) {
+            head.append(",path").append(p).append("_bytes");
+        }
+        lines.add(head.toString());
         for (PhaseResult r : rows) {
-            lines.add(String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%.6f,%.0f,%d,%.4f", r.name(), r.op(), r.paths(),
-                    r.policy(), r.bytes(), r.nanos() / 1e9, r.goodput(), r.capacityBitsPerSecond(), r.utilisation()));
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%.6f,%.0f,%d,%.4f",
+                    r.name(), r.op(), r.paths(), r.policy(), r.bytes(), r.nanos() / 1e9, r.goodput(),
+                    r.capacityBitsPerSecond(), r.utilisation()));
+            for (int p = 0; p < columns; p++) {
+                line.append(',').append(p < r.pathBytes().length ? r.pathBytes()[p] : 0);
+            }
+            lines.add(line.toString());
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

@@ -46,6 +46,10 @@ import dev.virtuoso.spi.policy.LoadBalancerPolicy;
  * the bindings and each connection's state. They print to the session's output (Karaf's batch
  * client included).
  */
+@Component(service = ManagedServiceFactory.class, immediate = true, property = {
+    Constants.SERVICE_PID + "=" + PolicyBindings.FACTORY_PID, "osgi.command.scope=virtuoso",
+    "osgi.command.function=loadbalancer", "osgi.command.function=congestionavoidance",
+    "osgi.command.function=policies"})
 public final class PolicyBindings implements ManagedServiceFactory {
     /** Factory PID of the bindings. */
     public static final String FACTORY_PID = "dev.virtuoso.policy.binding";

@@ -17,6 +17,8 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
 
@@ -142,6 +144,7 @@ final class EmbeddedFramework implements AutoCloseable {
             return;
         }
         closed = true;
+        stopCommandBundles();
         try {
             framework.stop();
             FrameworkEvent e = framework.waitForStop(STOP_TIMEOUT_MILLIS);
@@ -154,6 +157,29 @@ final class EmbeddedFramework implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         deleteTree(storage);
+    }
+
+    /**
+     * Stops the bundles that publish virtuoso commands before the framework stops the shell: a command
+     * still running (a demo) then ends and says so, instead of the shell reporting the interrupt of
+     * its command thread as an exception.
+     */
+    private void stopCommandBundles() {
+        try {
+            ServiceReference<?>[] refs = framework.getBundleContext() == null ? null
+                    : framework.getBundleContext().getAllServiceReferences(null, "(osgi.command.scope=virtuoso)");
+            if (refs == null) {
+                return;
+            }
+            for (int i = refs.length - 1; i >= 0; i--) {
+                Bundle b = refs[i].getBundle();
+                if (b != null && b.getBundleId() != 0 && b.getState() == Bundle.ACTIVE) {
+                    b.stop(Bundle.STOP_TRANSIENT);
+                }
+            }
+        } catch (InvalidSyntaxException | BundleException | IllegalStateException e) {
+            // the framework stop below stops them anyway
+        }
     }
 
     private static void deleteTree(Path root) {

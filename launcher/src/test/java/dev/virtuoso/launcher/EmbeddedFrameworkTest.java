@@ -90,6 +90,7 @@ class EmbeddedFrameworkTest {
             }
             assertTrue(fw.stopped(), "exit stopped the framework");
             assertEquals(3, exit.status());
+            fw.close(); // the shell's exit path: closing a framework that already stopped must not throw
         }
     }
 

@@ -17,6 +17,7 @@ public final class PhaseProgress {
     private final MultipathConnection connection;
     private final Supplier<String> policy;
     private final AtomicLong verifiedBytes = new AtomicLong();
+    private final AtomicLong verifiedRequests = new AtomicLong();
     private final Set<String> policiesSeen = new LinkedHashSet<>();
 
     /**
@@ -56,13 +57,14 @@ public final class PhaseProgress {
 
     /**
      * @return the policies seen carrying the phase since the last call (or the start), in order,
-     *     joined with {@code " then "}; afterwards only the one in use now counts as seen
+     *     joined with {@code " then "}; the next call reports those seen from now on
      */
     public synchronized String takePolicies() {
-        notePolicy();
+        if (policiesSeen.isEmpty()) {
+            notePolicy();
+        }
         String seen = String.join(" then ", policiesSeen);
         policiesSeen.clear();
-        policiesSeen.add(policy.get());
         return seen;
     }
 
@@ -71,8 +73,14 @@ public final class PhaseProgress {
         return verifiedBytes.get();
     }
 
-    /** @param bytes bytes just verified */
+    /** @return work requests whose bytes were verified so far */
+    public long verifiedRequests() {
+        return verifiedRequests.get();
+    }
+
+    /** @param bytes bytes of one work request just verified */
     void add(long bytes) {
+        verifiedRequests.incrementAndGet();
         verifiedBytes.addAndGet(bytes);
     }
 }

@@ -35,9 +35,9 @@ public final class ProgressMonitor implements AutoCloseable {
     /** Last counters of every path the phase's connection had, by path id: {column, bytes, chunks}. */
     private final Map<Integer, long[]> pathCounters = new HashMap<>();
     private final PathRates rates = new PathRates();
+    /** Goodput, counted like a path whose chunks are the verified work requests. */
+    private final PathRates goodput = new PathRates();
     private PhaseProgress phase;
-    private long lastVerified;
-    private long phaseStart;
     private long lastNanos;
     private long lastPrinted;
     private volatile boolean running = true;
@@ -63,12 +63,11 @@ public final class ProgressMonitor implements AutoCloseable {
     /** @param p the phase that starts now */
     public synchronized void begin(PhaseProgress p) {
         phase = p;
-        lastVerified = 0;
         lastNanos = System.nanoTime();
-        phaseStart = lastNanos;
         pathCounters.clear();
         long[][] c = columnCounters();
         rates.begin(lastNanos, c[0], c[1]);
+        goodput.begin(lastNanos, new long[] {p.verifiedBytes()}, new long[] {p.verifiedRequests()});
         p.notePolicy();
     }
 
@@ -140,18 +139,19 @@ public final class ProgressMonitor implements AutoCloseable {
             return;
         }
         long verified = phase.verifiedBytes();
-        double total = (verified - lastVerified) * 8 / dt;
+        long[] v = {verified};
+        double total = goodput.sample(now, v, new long[] {phase.verifiedRequests()})[0];
         long[][] c = columnCounters();
-        double[] perPath = last ? rates.average(now, c[0]) : rates.sample(now, c[0], c[1]);
+        double[] perPath = rates.sample(now, c[0], c[1]);
         phase.notePolicy();
-        lastVerified = verified;
         lastNanos = now;
-        if (last && dt * 1000 < INTERVAL_MILLIS / 2.0) {
-            // a sliver of an interval at the end would show one request's bytes as a spike: the
-            // final line shows the phase's average instead
-            total = verified * 8 / Math.max(1e-9, (now - phaseStart) / 1e9);
-        } else {
+        if (!last || dt * 1000 >= INTERVAL_MILLIS / 2.0) {
+            // a sliver of an interval at the end adds no sample; the final line shows the phase's averages
             samples.add(new Sample(seconds(), phase.name(), perPath, total, rates.since(c[0])));
+        }
+        if (last) {
+            perPath = rates.average(now, c[0]);
+            total = goodput.average(now, v)[0];
         }
         if (terminal) {
             out.print("\r" + line(verified, total, perPath) + "\033[K");

@@ -24,7 +24,7 @@ public final class SummaryTable {
      * @param rows the phases
      */
     public static void print(PrintStream out, List<PhaseResult> rows) {
-        String fmt = "  %-26s %-5s %5s  %-15s %9s %8s %14s %14s %6s %8s%n";
+        String fmt = "  %-26s %-5s %5s  %-30s %9s %8s %14s %14s %6s %8s%n";
         out.printf(Locale.ROOT, fmt, "phase", "op", "paths", "policy", "bytes", "time", "goodput", "capacity",
                 "util", "speed-up");
         double base = rows.isEmpty() ? 0 : rows.get(0).goodput();

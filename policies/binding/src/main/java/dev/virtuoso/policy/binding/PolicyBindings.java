@@ -202,7 +202,8 @@ public final class PolicyBindings implements ManagedServiceFactory {
     synchronized String choose(String command, String what, String... args) {
         if (args.length == 0 || args.length > 2 || args[0].equals("--help") || args[0].equals("-h")) {
             return "usage: " + command + " CONNECTION [NAME]: shows or switches the connection's " + what
-                    + " (connections: " + String.join(", ", connections.keySet()) + "; policies lists the names)";
+                    + " (connections: " + (connections.isEmpty() ? "none" : String.join(", ", connections.keySet()))
+                    + "; policies lists the names)";
         }
         MultipathConnection c = connections.get(args[0]);
         if (c == null) {

@@ -236,12 +236,19 @@ public final class DemoRunner {
      * or the fallback (the policy is not registered) may give the connection another policy; say so.
      */
     private void checkChoice(MultipathConnection conn, String asked) {
-        String inUse = conn.loadBalancer();
-        if (!asked.equals(inUse)) {
-            out.printf(Locale.ROOT, "  note: %s was asked for, but the connection runs %s (a ConfigAdmin policy"
-                    + " binding or the fallback chose it; virtuoso:policies shows which); the results name %s%n",
-                    asked, inUse, inUse);
+        String note = choiceNote(asked, conn.loadBalancer());
+        if (note != null) {
+            out.println(note);
         }
+    }
+
+    /** @return the line saying the connection does not run the policy asked for, or {@code null} if it does */
+    static String choiceNote(String asked, String inUse) {
+        if (asked.equals(inUse)) {
+            return null;
+        }
+        return "  note: " + asked + " was asked for, but the connection runs " + inUse + " (a ConfigAdmin policy"
+                + " binding or the fallback chose it; virtuoso:policies shows which); the results name " + inUse;
     }
 
     private void conclusion() {

@@ -1,6 +1,5 @@
 package dev.virtuoso.commands;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.util.HashMap;
@@ -16,6 +15,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;

@@ -1,6 +1,5 @@
 package dev.virtuoso.commands;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -16,6 +15,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 
 import dev.virtuoso.api.ConnectionState;
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * The connections the shell commands can act on: every {@link MultipathConnection} registered as

@@ -1,6 +1,5 @@
 package dev.virtuoso.commands;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +10,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 

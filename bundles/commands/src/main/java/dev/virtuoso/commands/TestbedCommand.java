@@ -1,6 +1,5 @@
 package dev.virtuoso.commands;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -15,6 +14,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;

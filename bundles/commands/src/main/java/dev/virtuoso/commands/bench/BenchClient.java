@@ -1,6 +1,5 @@
 package dev.virtuoso.commands.bench;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -15,6 +14,7 @@ import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * The bench client: connects to the server, says what it will run (HELLO), learns the server's

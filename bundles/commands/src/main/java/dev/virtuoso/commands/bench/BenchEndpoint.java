@@ -1,6 +1,5 @@
 package dev.virtuoso.commands.bench;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -18,6 +17,7 @@ import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.commands.SoftProviderConfig;
 import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.spi.verbs.RdmaDevice;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;

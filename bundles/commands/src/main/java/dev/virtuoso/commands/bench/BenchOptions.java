@@ -1,6 +1,5 @@
 package dev.virtuoso.commands.bench;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -12,6 +11,7 @@ import java.util.Locale;
 
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.SecretFile;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;

@@ -1,10 +1,10 @@
 package dev.virtuoso.commands.demo;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;

@@ -1,11 +1,12 @@
 package dev.virtuoso.commands.demo;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * The demo's emulated network: host {@value #CLIENT} and host {@value #SERVER}, and one

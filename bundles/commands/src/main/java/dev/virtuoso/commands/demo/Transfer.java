@@ -1,6 +1,5 @@
 package dev.virtuoso.commands.demo;
 
-import dev.virtuoso.commands.cli.CommandError;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +9,7 @@ import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * Moves a number of bytes from a client connection to its server peer as a stream of MP work

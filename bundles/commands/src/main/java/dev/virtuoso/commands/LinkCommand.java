@@ -42,7 +42,7 @@ public class LinkCommand {
 
     /**
      * @param args as in the synopsis
-     * @throws IllegalStateException if no fabric is running
+     * @throws CommandError if no fabric is running or the arguments are wrong
      */
     public void link(String... args) {
         ParsedArgs a = SPEC.parse(args);

@@ -52,8 +52,8 @@ public class LinkCommand {
             return;
         }
         FabricLinks f = fabric;
-        if (f == null) {
-            throw new CommandError("no in-process fabric is running (virtuoso:testbed start makes one)");
+        if (f == null || !f.running()) {
+            throw new CommandError(FabricLinks.NOT_RUNNING);
         }
         List<String> ops = a.positionals();
         String op = ops.get(0);

@@ -133,7 +133,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
         }
         int paths = a.intValue("paths", 1, Integer.MAX_VALUE);
         if (paths > ConnectOptions.MAX_PATHS) {
-            throw new IllegalArgumentException("--paths " + paths + ": a connection has at most "
+            throw new CommandError("--paths " + paths + ": a connection has at most "
                     + ConnectOptions.MAX_PATHS + " paths");
         }
         List<InetAddress> vnics = new ArrayList<>();

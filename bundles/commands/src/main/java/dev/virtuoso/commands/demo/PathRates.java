@@ -13,7 +13,8 @@ import java.util.Iterator;
  * the link must have carried inside its window: from the phase's start, every completed byte
  * (nothing was in flight before it); from a later snapshot, the bytes of the chunks completed since
  * minus two average chunks (the one possibly in flight at the snapshot, and one for a completion held
- * back by up to one chunk's transmission time). The window reaches back at least
+ * back), over the window lengthened by the path's completion latency (a chunk completed in the window
+ * may have been on the wire that long before it began). The window reaches back at least
  * {@value #WINDOW_MILLIS} ms and {@value #MIN_CHUNKS} chunks, so the deduction costs at most a tenth;
  * with fewer chunks the phase's average is shown. A link serves chunks one after the other, so the
  * rate never exceeds the link's (PathRatesTest).
@@ -49,6 +50,18 @@ final class PathRates {
      * @return bits/s per path
      */
     double[] sample(long nanos, long[] bytes, long[] chunks) {
+        return sample(nanos, bytes, chunks, new long[bytes.length]);
+    }
+
+    /**
+     * @param nanos now
+     * @param bytes bytes completed so far, per path
+     * @param chunks chunks completed so far, per path
+     * @param latencyNanos per path, a chunk's completion latency now (PathStats' smoothed latency): a
+     *     chunk completed in the window may have been on the wire that long before the window began
+     * @return bits/s per path
+     */
+    double[] sample(long nanos, long[] bytes, long[] chunks, long[] latencyNanos) {
         while (!history.isEmpty() && history.peekFirst().nanos() < nanos - HISTORY_NANOS) {
             history.pollFirst();
         }
@@ -61,7 +74,7 @@ final class PathRates {
                 long dc = chunks[i] - ref.chunks()[i];
                 if (nanos - ref.nanos() >= WINDOW_MILLIS * 1_000_000 && dc >= MIN_CHUNKS) {
                     long db = bytes[i] - ref.bytes()[i];
-                    rates[i] = (db - 2 * (db / (double) dc)) * 8e9 / (nanos - ref.nanos());
+                    rates[i] = (db - 2 * (db / (double) dc)) * 8e9 / (nanos - ref.nanos() + latencyNanos[i]);
                     break;
                 }
             }

@@ -72,23 +72,27 @@ public final class ProgressMonitor implements AutoCloseable {
     }
 
     /**
-     * Per physical path, bytes completed so far, summed over the connection's paths on it (a path
-     * removed from the connection keeps counting with its last values).
+     * Per physical path, bytes and chunks completed so far, summed over the connection's paths on it
+     * (a path removed from the connection keeps counting with its last values), and the largest
+     * smoothed completion latency of those paths.
      */
     private long[][] columnCounters() {
         for (PathStats s : phase.connection().pathStats()) {
-            pathCounters.put(s.pathId(), new long[] {columnOf.applyAsInt(s), s.bytesCompleted(), s.chunksCompleted()});
+            pathCounters.put(s.pathId(), new long[] {columnOf.applyAsInt(s), s.bytesCompleted(), s.chunksCompleted(),
+                s.smoothedLatencyNanos()});
         }
         long[] bytes = new long[columns];
         long[] chunks = new long[columns];
+        long[] latency = new long[columns];
         for (long[] v : pathCounters.values()) {
             int column = (int) v[0];
             if (column >= 0 && column < columns) {
                 bytes[column] += v[1];
                 chunks[column] += v[2];
+                latency[column] = Math.max(latency[column], v[3]);
             }
         }
-        return new long[][] {bytes, chunks};
+        return new long[][] {bytes, chunks, latency};
     }
 
     /** @return bytes per physical path moved by the current phase so far (all zero if none runs) */
@@ -142,7 +146,7 @@ public final class ProgressMonitor implements AutoCloseable {
         long[] v = {verified};
         double total = goodput.sample(now, v, new long[] {phase.verifiedRequests()})[0];
         long[][] c = columnCounters();
-        double[] perPath = rates.sample(now, c[0], c[1]);
+        double[] perPath = rates.sample(now, c[0], c[1], c[2]);
         phase.notePolicy();
         lastNanos = now;
         if (!last || dt * 1000 >= INTERVAL_MILLIS / 2.0) {

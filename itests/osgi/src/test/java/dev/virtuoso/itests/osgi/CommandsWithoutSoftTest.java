@@ -32,9 +32,9 @@ public class CommandsWithoutSoftTest extends VirtuosoOsgiTestSupport {
         return new Option[] {
             VirtuosoOsgiOptions.frameworkSetup(),
             VirtuosoOsgiOptions.runtime(),
-            CoreOptions.composite(VirtuosoOsgiOptions.projectBundleJars().stream()
-                    .filter(jar -> !jar.getFileName().toString().startsWith("virtuoso-verbs-soft"))
-                    .map(jar -> CoreOptions.bundle(VirtuosoOsgiOptions.location(jar)).start())
+            CoreOptions.composite(VirtuosoOsgiOptions.projectLocationsOnHost().stream()
+                    .filter(location -> !location.contains("virtuoso-verbs-soft"))
+                    .map(location -> CoreOptions.bundle(location).start())
                     .collect(Collectors.toList()).toArray(new Option[0])),
         };
     }

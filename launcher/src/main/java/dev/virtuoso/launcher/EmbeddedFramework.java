@@ -1,7 +1,6 @@
 package dev.virtuoso.launcher;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +17,8 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
 
@@ -95,8 +96,10 @@ final class EmbeddedFramework implements AutoCloseable {
                         + " launcher/pom.xml does not declare (LauncherBundlesMatchFeaturesTest checks this)");
                 continue;
             }
-            try (InputStream in = Files.newInputStream(jar)) {
-                Bundle bundle = ctx.installBundle(b.location(), in);
+            try {
+                // a file: location, so `update <id>` re-reads the staged jar (an mvn: location needs a
+                // URL handler the embedded framework does not have)
+                Bundle bundle = ctx.installBundle(jar.toUri().toString());
                 installed.add(bundle);
                 if (b.start() && bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
                     toStart.add(b);
@@ -106,7 +109,7 @@ final class EmbeddedFramework implements AutoCloseable {
             }
         }
         for (FeatureBundle b : toStart) {
-            Bundle bundle = ctx.getBundle(b.location());
+            Bundle bundle = ctx.getBundle(staged.jar(b.location()).toUri().toString());
             try {
                 bundle.start();
             } catch (BundleException e) {
@@ -140,6 +143,7 @@ final class EmbeddedFramework implements AutoCloseable {
             return;
         }
         closed = true;
+        stopCommandBundles();
         try {
             framework.stop();
             FrameworkEvent e = framework.waitForStop(STOP_TIMEOUT_MILLIS);
@@ -152,6 +156,29 @@ final class EmbeddedFramework implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         deleteTree(storage);
+    }
+
+    /**
+     * Stops the bundles that publish virtuoso commands before the framework stops the shell: a command
+     * still running (a demo) then ends and says so, instead of the shell reporting the interrupt of
+     * its command thread as an exception.
+     */
+    private void stopCommandBundles() {
+        try {
+            ServiceReference<?>[] refs = framework.getBundleContext() == null ? null
+                    : framework.getBundleContext().getAllServiceReferences(null, "(osgi.command.scope=virtuoso)");
+            if (refs == null) {
+                return;
+            }
+            for (int i = refs.length - 1; i >= 0; i--) {
+                Bundle b = refs[i].getBundle();
+                if (b != null && b.getBundleId() != 0 && b.getState() == Bundle.ACTIVE) {
+                    b.stop(Bundle.STOP_TRANSIENT);
+                }
+            }
+        } catch (InvalidSyntaxException | BundleException | IllegalStateException e) {
+            // the framework stop below stops them anyway
+        }
     }
 
     private static void deleteTree(Path root) {

@@ -88,6 +88,8 @@ public record LauncherArgs(Subcommand subcommand, List<String> args, boolean ver
         }
         sb.append(String.format("  %-7s %s%n", "testbed", "(root; run by the ./virtuoso script) the paper's testbed from"
                 + " network namespaces: up N RATE, down, cut I, restore I, rate I RATE, status"));
+        sb.append(String.format("  %-7s %s%n", "experiment", "(root; run by the ./virtuoso script) the paper's experiments"
+                + " on that testbed (./virtuoso experiment --help)"));
         sb.append("\n`virtuoso SUBCOMMAND --help` shows a subcommand's options.\n");
         return sb.toString();
     }

@@ -29,6 +29,14 @@ public final class Main {
     /** Exit status for a wrong command line. */
     public static final int USAGE = 2;
 
+    /** Printed when the shell starts: every command of scope virtuoso, by the bundle that has it. */
+    static final String SHELL_BANNER = "Virtuoso shell. Commands of scope virtuoso (each takes --help):\n"
+            + "  vnics, connections, policy, path, link, testbed, demo, bench, secret (virtuoso-commands)\n"
+            + "  policies, loadbalancer, congestionavoidance                     (policy binding)\n"
+            + "  monitor, probe                                                  (path monitor)\n"
+            + "  chunksizes                                                      (cc-chunkprobe)\n"
+            + "`help` lists every command; leave with `exit [STATUS]` or Ctrl-D.";
+
     /** How long the launcher waits for the subcommand's service after the bundles started. */
     private static final long COMMAND_WAIT_MILLIS = 15_000;
 
@@ -109,10 +117,11 @@ public final class Main {
                 }
             }
             if (args.subcommand().function() == null) {
-                err.println("Virtuoso shell: commands of scope virtuoso: vnics, connections, policy, path, testbed,"
-                        + " demo, bench (each takes --help); `help` lists all; leave with Ctrl-D or `exit 0`.");
+                ExitCommand exit = new ExitCommand(fw.context());
+                exit.register();
+                err.println(SHELL_BANNER);
                 fw.awaitStop();
-                return OK;
+                return exit.status();
             }
             Object result = CommandInvoker.invoke(fw.context(), Subcommand.SCOPE, args.subcommand().function(),
                     args.args().toArray(String[]::new), COMMAND_WAIT_MILLIS);

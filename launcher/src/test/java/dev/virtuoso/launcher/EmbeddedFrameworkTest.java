@@ -39,7 +39,8 @@ class EmbeddedFrameworkTest {
                 }
             }
             assertTrue(notActive.isEmpty(), "not active: " + notActive);
-            for (String function : List.of("demo", "bench", "vnics", "connections", "policy", "path", "testbed", "link", "secret")) {
+            for (String function : List.of("demo", "bench", "vnics", "connections", "policy", "path", "testbed", "link", "secret",
+                    "policies", "loadbalancer", "congestionavoidance", "monitor", "probe", "chunksizes")) {
                 long deadline = System.currentTimeMillis() + 10_000;
                 ServiceReference<?>[] refs = null;
                 while (refs == null && System.currentTimeMillis() < deadline) {
@@ -51,6 +52,43 @@ class EmbeddedFrameworkTest {
                 }
                 assertNotNull(refs, "virtuoso:" + function + " is registered");
             }
+            for (ServiceReference<?> ref : fw.context().getAllServiceReferences(null, "(osgi.command.scope=virtuoso)")) {
+                Object functions = ref.getProperty("osgi.command.function");
+                for (String f : functions instanceof String[] a ? a : new String[] {String.valueOf(functions)}) {
+                    assertTrue(Main.SHELL_BANNER.contains(f), "the shell banner lists virtuoso:" + f);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aPolicyBundleTheLauncherInstalledUpdatesInPlace() throws Exception {
+        BundleIndex index = BundleIndex.read(Main.bundlesDir());
+        List<BundleEntry> bundles = FeaturesLoader.load().bundlesFor(Subcommand.DEMO.features());
+        try (EmbeddedFramework fw = EmbeddedFramework.start(Map.of(), false)) {
+            Bundle single = fw.installAndStart(bundles, index).stream()
+                    .filter(b -> "dev.virtuoso.policy.lb.single".equals(b.getSymbolicName())).findFirst().orElseThrow();
+            assertTrue(single.getLocation().startsWith("file:"), single.getLocation());
+            long modified = single.getLastModified();
+            single.update();
+            assertEquals(Bundle.ACTIVE, single.getState());
+            assertTrue(single.getLastModified() >= modified, "updated from the staged jar");
+        }
+    }
+
+    @Test
+    void exitStopsTheFrameworkWithItsStatus() throws Exception {
+        try (EmbeddedFramework fw = EmbeddedFramework.start(Map.of(), false)) {
+            ExitCommand exit = new ExitCommand(fw.context());
+            exit.register();
+            exit.exit(3);
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (!fw.stopped() && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(fw.stopped(), "exit stopped the framework");
+            assertEquals(3, exit.status());
+            fw.close(); // the shell's exit path: closing a framework that already stopped must not throw
         }
     }
 

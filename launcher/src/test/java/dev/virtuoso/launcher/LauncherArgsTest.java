@@ -45,4 +45,11 @@ class LauncherArgsTest {
             assertTrue(u.contains("  " + s.cliName() + " "), s.cliName());
         }
     }
+
+    @Test
+    void usageListsEveryScriptSubcommand() {
+        for (String name : List.of("demo", "bench", "shell", "paths", "testbed", "experiment")) {
+            org.junit.jupiter.api.Assertions.assertTrue(LauncherArgs.usage().contains("  " + name), name);
+        }
+    }
 }

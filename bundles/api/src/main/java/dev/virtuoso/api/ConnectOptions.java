@@ -298,13 +298,21 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param name policy used when the chosen load balancer is absent or goes away @return this */
+        /**
+         * @param name policy used while the chosen load balancer is not registered (absent, or its bundle
+         *     stopped or being updated); the connection returns to the chosen one when it registers again
+         * @return this
+         */
         public Builder fallbackLoadBalancer(String name) {
             this.fallbackLoadBalancer = Objects.requireNonNull(name, "fallbackLoadBalancer");
             return this;
         }
 
-        /** @param name policy used when the chosen congestion avoidance is absent or goes away @return this */
+        /**
+         * @param name policy used while the chosen congestion avoidance is not registered; the
+         *     connection returns to the chosen one when it registers again
+         * @return this
+         */
         public Builder fallbackCongestionAvoidance(String name) {
             this.fallbackCongestionAvoidance = Objects.requireNonNull(name, "fallbackCongestionAvoidance");
             return this;

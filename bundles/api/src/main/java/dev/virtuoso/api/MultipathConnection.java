@@ -154,7 +154,10 @@ public interface MultipathConnection extends AutoCloseable {
     String loadBalancer();
 
     /**
-     * Switches the load-balancing policy at the next chunk boundary; no byte is lost.
+     * Switches the load-balancing policy at the next chunk boundary; no byte is lost. The name becomes
+     * the connection's chosen policy: while it is not registered (its bundle stopped or being updated)
+     * the connection runs on the fallback ({@link ConnectOptions#fallbackLoadBalancer()}, else the
+     * built-in one) and returns to it when it registers again.
      *
      * @param name a registered policy name (or {@link ConnectOptions#BUILTIN_ROUND_ROBIN})
      * @throws VirtuosoException {@code UNKNOWN_POLICY} if none is registered under that name

@@ -15,6 +15,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;
@@ -129,7 +130,7 @@ public class ConnectionCommands {
         MultipathConnection c = registry.find(a.positionals().get(0));
         String lb = a.positionals().size() > 1 ? a.positionals().get(1) : a.value("lb");
         if (lb != null && a.has("lb") && a.positionals().size() > 1) {
-            throw new IllegalArgumentException("give the load balancer once, either as operand or with --lb");
+            throw new CommandError("give the load balancer once, either as operand or with --lb");
         }
         if (lb != null) {
             c.setLoadBalancer(lb);
@@ -170,7 +171,7 @@ public class ConnectionCommands {
             case "down" -> {
                 int slot = slot(ops);
                 PathStats p = c.pathStats().stream().filter(s -> s.pathId() == slot).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("connection " + c.id() + " has no path " + slot));
+                        .orElseThrow(() -> new CommandError("connection " + c.id() + " has no path " + slot));
                 c.removePath(slot);
                 mine.put(slot, p);
                 out.println("path " + slot + " of " + c.id() + " is down (" + p.localAddress().getHostAddress() + " -> "
@@ -185,7 +186,7 @@ public class ConnectionCommands {
                 } else {
                     PathStats p = mine.remove(slot(ops));
                     if (p == null) {
-                        throw new IllegalArgumentException("path " + ops.get(2) + " of " + c.id()
+                        throw new CommandError("path " + ops.get(2) + " of " + c.id()
                                 + " was not taken down here; give LOCAL REMOTE addresses");
                     }
                     local = p.localAddress();
@@ -195,24 +196,24 @@ public class ConnectionCommands {
                 out.println("path " + slot + " of " + c.id() + " is up (" + local.getHostAddress() + " -> "
                         + remote.getHostAddress() + ")");
             }
-            default -> throw new IllegalArgumentException("path: expected down, up or list, got '" + ops.get(0) + "'");
+            default -> throw new CommandError("path: expected down, up or list, got '" + ops.get(0) + "'");
         }
     }
 
     private static int slot(List<String> ops) {
         if (ops.size() != 3) {
-            throw new IllegalArgumentException("expected: path " + ops.get(0) + " CONN SLOT");
+            throw new CommandError("expected: path " + ops.get(0) + " CONN SLOT");
         }
         try {
             return Integer.parseInt(ops.get(2));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("SLOT must be a path number: " + ops.get(2));
+            throw new CommandError("SLOT must be a path number: " + ops.get(2));
         }
     }
 
     private static InetAddress literal(String s) throws java.net.UnknownHostException {
         if (!s.matches("[0-9a-fA-F:.]+")) {
-            throw new IllegalArgumentException("not an IP address literal: " + s);
+            throw new CommandError("not an IP address literal: " + s);
         }
         return InetAddress.getByName(s);
     }

@@ -15,6 +15,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 
 import dev.virtuoso.api.ConnectionState;
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * The connections the shell commands can act on: every {@link MultipathConnection} registered as
@@ -99,7 +100,7 @@ public class ConnectionRegistry {
         if (hits.size() == 1) {
             return hits.get(0);
         }
-        throw new IllegalArgumentException(hits.isEmpty()
+        throw new CommandError(hits.isEmpty()
                 ? "no connection '" + key + "' (see virtuoso:connections)"
                 : "'" + key + "' matches " + hits.size() + " connections; type more of the id");
     }

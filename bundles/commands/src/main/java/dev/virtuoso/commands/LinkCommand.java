@@ -10,9 +10,9 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
-import dev.virtuoso.verbs.soft.fabric.api.FabricControl;
 
 /**
  * {@code virtuoso:link list|down|up|rate|set}: the links of the soft RNIC's in-process fabric (the
@@ -26,15 +26,15 @@ public class LinkCommand {
     private static final CommandLineSpec SPEC = new CommandLineSpec("link", "list | down|up LINK | rate LINK RATE"
             + " | set LINK KEY=VALUE...", 1, 12);
 
-    private volatile FabricControl fabric;
+    private volatile FabricLinks fabric;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void setFabric(FabricControl f) {
+    void setFabric(FabricLinks f) {
         fabric = f;
     }
 
-    void unsetFabric(FabricControl f) {
+    void unsetFabric(FabricLinks f) {
         if (fabric == f) {
             fabric = null;
         }
@@ -42,7 +42,7 @@ public class LinkCommand {
 
     /**
      * @param args as in the synopsis
-     * @throws IllegalStateException if no fabric is running
+     * @throws CommandError if no fabric is running or the arguments are wrong
      */
     public void link(String... args) {
         ParsedArgs a = SPEC.parse(args);
@@ -51,9 +51,9 @@ public class LinkCommand {
             out.print(SPEC.usage());
             return;
         }
-        FabricControl f = fabric;
-        if (f == null) {
-            throw new IllegalStateException("no in-process fabric is running (virtuoso:testbed start makes one)");
+        FabricLinks f = fabric;
+        if (f == null || !f.running()) {
+            throw new CommandError(FabricLinks.NOT_RUNNING);
         }
         List<String> ops = a.positionals();
         String op = ops.get(0);
@@ -70,7 +70,7 @@ public class LinkCommand {
             return;
         }
         if (ops.size() < 2) {
-            throw new IllegalArgumentException("link " + op + " needs a LINK");
+            throw new CommandError("link " + op + " needs a LINK");
         }
         String link = resolve(f, ops.get(1));
         switch (op) {
@@ -78,17 +78,17 @@ public class LinkCommand {
             case "up" -> f.up(link);
             case "rate" -> {
                 if (ops.size() != 3) {
-                    throw new IllegalArgumentException("expected: link rate LINK RATE (e.g. 100m)");
+                    throw new CommandError("expected: link rate LINK RATE (e.g. 100m)");
                 }
                 f.configure(link, withRate(f.spec(link), ops.get(2)));
             }
             case "set" -> {
                 if (ops.size() < 3) {
-                    throw new IllegalArgumentException("expected: link set LINK KEY=VALUE... (e.g. rate=100m loss=0.01)");
+                    throw new CommandError("expected: link set LINK KEY=VALUE... (e.g. rate=100m loss=0.01)");
                 }
                 f.configure(link, String.join(" ", ops.subList(2, ops.size())));
             }
-            default -> throw new IllegalArgumentException("link: expected list, down, up, rate or set, got '" + op + "'");
+            default -> throw new CommandError("link: expected list, down, up, rate or set, got '" + op + "'");
         }
         out.println(link + ": " + (f.isUp(link) ? "up" : "DOWN") + " " + f.spec(link));
     }
@@ -104,12 +104,12 @@ public class LinkCommand {
         return sb.toString();
     }
 
-    private static String resolve(FabricControl f, String key) {
+    private static String resolve(FabricLinks f, String key) {
         if (key.matches("\\d{1,3}")) {
             List<String> links = f.links();
             int i = Integer.parseInt(key);
             if (i >= links.size()) {
-                throw new IllegalArgumentException("no link " + i + " (there are " + links.size() + ")");
+                throw new CommandError("no link " + i + " (there are " + links.size() + ")");
             }
             return links.get(i);
         }

@@ -14,6 +14,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;
@@ -68,7 +69,7 @@ public class TestbedCommand {
                 out.println(was ? "testbed stopped" : "no testbed is running");
             }
             case "status" -> status(out);
-            default -> throw new IllegalArgumentException("testbed: expected start, stop or status");
+            default -> throw new CommandError("testbed: expected start, stop or status");
         }
     }
 

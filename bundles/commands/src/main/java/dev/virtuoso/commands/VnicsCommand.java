@@ -10,6 +10,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.spi.verbs.RdmaDevice;
@@ -61,7 +62,7 @@ public class VnicsCommand {
         }
         String only = a.value("provider");
         if (only != null && !only.equals("soft") && !only.equals("disni")) {
-            throw new IllegalArgumentException("--provider must be soft or disni: " + only);
+            throw new CommandError("--provider must be soft or disni: " + only);
         }
         out.printf("%-9s %-12s %-40s %4s  %s%n", "provider", "device", "vNIC address", "gid", "netdev");
         for (Registered r : providers) {

@@ -12,7 +12,9 @@
  * Sessions are called only by the owning connection's engine thread, never concurrently, and must
  * not block or allocate on the per-chunk methods. After {@code close()} returns the core never
  * calls the session again; when a policy service goes away the core closes its sessions (at the
- * next chunk boundary) and moves connections to the fallback policy.
+ * next chunk boundary) and moves connections to the fallback policy, and when a connection's chosen
+ * policy registers again (its bundle restarted or updated) the connection returns to it at the next
+ * chunk boundary.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.0.0")

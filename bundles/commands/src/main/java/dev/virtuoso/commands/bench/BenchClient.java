@@ -14,6 +14,7 @@ import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * The bench client: connects to the server, says what it will run (HELLO), learns the server's
@@ -31,7 +32,7 @@ final class BenchClient {
         try (BenchEndpoint e = BenchEndpoint.prepare(services, o)) {
             InetSocketAddress server = new InetSocketAddress(o.host(), o.port());
             if (server.isUnresolved()) {
-                throw new IllegalArgumentException("cannot resolve host '" + o.host() + "'");
+                throw new CommandError("cannot resolve host '" + o.host() + "'");
             }
             MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
             e.attach(c);

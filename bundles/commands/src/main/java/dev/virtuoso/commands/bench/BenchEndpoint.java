@@ -17,6 +17,7 @@ import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.commands.SoftProviderConfig;
 import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.spi.verbs.RdmaDevice;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
@@ -74,7 +75,7 @@ final class BenchEndpoint implements AutoCloseable {
         if (existing != null) {
             // a soft device configured beforehand (ConfigAdmin, the shell): use it as it is
             if (o.windowPackets() > 0) {
-                throw new IllegalArgumentException("--window cannot change the soft device '" + device
+                throw new CommandError("--window cannot change the soft device '" + device
                         + "' configured beforehand; set windowPackets of " + SoftProviderConfig.PID + " instead");
             }
             if (vnics.isEmpty()) {
@@ -83,7 +84,7 @@ final class BenchEndpoint implements AutoCloseable {
         } else if (provider.equals("soft")) {
             if (vnics.isEmpty()) {
                 if (o.client() && !InetAddress.getByName(o.host()).isLoopbackAddress()) {
-                    throw new IllegalArgumentException("the soft RNIC needs --vnics for a server that is not on loopback");
+                    throw new CommandError("the soft RNIC needs --vnics for a server that is not on loopback");
                 }
                 vnics.addAll(o.defaultLoopbackVnics());
             }

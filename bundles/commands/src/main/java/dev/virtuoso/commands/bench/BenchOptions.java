@@ -11,6 +11,7 @@ import java.util.Locale;
 
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.SecretFile;
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;
@@ -122,7 +123,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
         List<Integer> sizes = new ArrayList<>();
         if (a.flag("all")) {
             if (a.has("size")) {
-                throw new IllegalArgumentException("-a and -s exclude each other");
+                throw new CommandError("-a and -s exclude each other");
             }
             for (int s = 2; s <= MAX_SIZE; s *= 2) {
                 sizes.add(s);
@@ -132,7 +133,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
         }
         int paths = a.intValue("paths", 1, Integer.MAX_VALUE);
         if (paths > ConnectOptions.MAX_PATHS) {
-            throw new IllegalArgumentException("--paths " + paths + ": a connection has at most "
+            throw new CommandError("--paths " + paths + ": a connection has at most "
                     + ConnectOptions.MAX_PATHS + " paths");
         }
         List<InetAddress> vnics = new ArrayList<>();
@@ -141,29 +142,29 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 vnics.add(literal(v.trim()));
             }
             if (vnics.size() < paths) {
-                throw new IllegalArgumentException("--vnics lists " + vnics.size() + " addresses for -q " + paths);
+                throw new CommandError("--vnics lists " + vnics.size() + " addresses for -q " + paths);
             }
             vnics = vnics.subList(0, paths);
         }
         String provider = a.value("provider");
         if (provider != null && !provider.equals("soft") && !provider.equals("disni")) {
-            throw new IllegalArgumentException("--provider must be soft or disni: " + provider);
+            throw new CommandError("--provider must be soft or disni: " + provider);
         }
         String jsonFile = a.value("json-file");
         long rate = 0;
         if (a.value("rate") != null) {
             if (host == null) {
-                throw new IllegalArgumentException("--rate paces the client's posts: give it to the client (with a HOST)");
+                throw new CommandError("--rate paces the client's posts: give it to the client (with a HOST)");
             }
             rate = Units.parseRate(a.value("rate"), "--rate");
             if (rate > MAX_RATE) {
-                throw new IllegalArgumentException("--rate must be at most 1000g: " + a.value("rate"));
+                throw new CommandError("--rate must be at most 1000g: " + a.value("rate"));
             }
         }
         int iterations = a.intValue("iters", 1, 100_000_000);
         boolean perMessage = a.flag("fct");
         if (perMessage && (host == null || sizes.size() * (long) iterations > MAX_FCT_MESSAGES)) {
-            throw new IllegalArgumentException("--fct is for the client and at most " + MAX_FCT_MESSAGES
+            throw new CommandError("--fct is for the client and at most " + MAX_FCT_MESSAGES
                     + " messages (sizes x -n)");
         }
         byte[] secret = null;
@@ -182,7 +183,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             bind = literal(a.value("bind"));
         }
         if (a.has("window") && provider != null && !provider.equals("soft")) {
-            throw new IllegalArgumentException("--window sets the soft RNIC's requester window: not with --provider " + provider);
+            throw new CommandError("--window sets the soft RNIC's requester window: not with --provider " + provider);
         }
         return new BenchOptions(host, a.intValue("port", 1, 65535), op, sizes, iterations,
                 a.size("max-bytes", 1, 1L << 40), paths, a.intValue("tx-depth", 1, 1024), a.value("policy"),
@@ -285,12 +286,12 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
 
     private static InetAddress literal(String s) {
         if (!s.matches("[0-9a-fA-F:.]+") || s.isEmpty()) {
-            throw new IllegalArgumentException("not an IP address literal: '" + s + "'");
+            throw new CommandError("not an IP address literal: '" + s + "'");
         }
         try {
             return InetAddress.getByName(s);
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("not an IP address: '" + s + "'", e);
+            throw new CommandError("not an IP address: '" + s + "' (" + e.getMessage() + ")");
         }
     }
 }

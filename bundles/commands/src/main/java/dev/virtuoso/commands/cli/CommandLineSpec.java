@@ -117,19 +117,19 @@ public final class CommandLineSpec {
                 }
                 o = byLong.get(normal(body));
                 if (o == null) {
-                    throw new IllegalArgumentException("unknown option --" + body);
+                    throw new CommandError("unknown option --" + body);
                 }
                 if (!o.takesValue() && inlineValue != null) {
-                    throw new IllegalArgumentException("option --" + o.longName() + " takes no value");
+                    throw new CommandError("option --" + o.longName() + " takes no value");
                 }
             } else {
                 o = byShort.get(a.charAt(1));
                 if (o == null) {
-                    throw new IllegalArgumentException("unknown option -" + a.charAt(1));
+                    throw new CommandError("unknown option -" + a.charAt(1));
                 }
                 if (a.length() > 2) {
                     if (!o.takesValue()) {
-                        throw new IllegalArgumentException("option -" + o.shortName() + " takes no value (got " + a + ")");
+                        throw new CommandError("option -" + o.shortName() + " takes no value (got " + a + ")");
                     }
                     inlineValue = a.substring(2);
                 }
@@ -142,13 +142,13 @@ public final class CommandLineSpec {
             } else if (i + 1 < args.length) {
                 v = args[++i];
             } else {
-                throw new IllegalArgumentException("option " + display(o) + " needs a value (" + o.valueName() + ")");
+                throw new CommandError("option " + display(o) + " needs a value (" + o.valueName() + ")");
             }
             values.put(o.longName(), v);
         }
         boolean help = values.containsKey("help");
         if (!help && (positionals.size() < minOperands || positionals.size() > maxOperands)) {
-            throw new IllegalArgumentException(positionals.size() > maxOperands
+            throw new CommandError(positionals.size() > maxOperands
                     ? "unexpected argument '" + positionals.get(maxOperands) + "'"
                     : "missing " + operands);
         }

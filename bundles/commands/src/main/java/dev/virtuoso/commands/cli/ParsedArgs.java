@@ -51,7 +51,7 @@ public final class ParsedArgs {
     public int intValue(String name, int min, int max) {
         long v = Units.parseCount(required(name), "--" + name);
         if (v < min || v > max) {
-            throw new IllegalArgumentException("--" + name + " must be " + min + ".." + max + ": " + v);
+            throw new CommandError("--" + name + " must be " + min + ".." + max + ": " + v);
         }
         return (int) v;
     }
@@ -66,7 +66,7 @@ public final class ParsedArgs {
     public long size(String name, long min, long max) {
         long v = Units.parseSize(required(name), "--" + name);
         if (v < min || v > max) {
-            throw new IllegalArgumentException("--" + name + " must be " + Units.bytes(min) + ".." + Units.bytes(max)
+            throw new CommandError("--" + name + " must be " + Units.bytes(min) + ".." + Units.bytes(max)
                     + ": " + required(name));
         }
         return v;
@@ -85,13 +85,13 @@ public final class ParsedArgs {
                 return v;
             }
         }
-        throw new IllegalArgumentException("--" + name + " must be one of " + String.join(", ", allowed) + ": " + v);
+        throw new CommandError("--" + name + " must be one of " + String.join(", ", allowed) + ": " + v);
     }
 
     private String required(String name) {
         String v = value(name);
         if (v == null || v.isBlank()) {
-            throw new IllegalArgumentException("--" + name + " needs a value");
+            throw new CommandError("--" + name + " needs a value");
         }
         return v.trim();
     }

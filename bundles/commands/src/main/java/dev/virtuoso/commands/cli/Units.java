@@ -37,7 +37,7 @@ public final class Units {
             }
             return Math.multiplyExact(v, mult);
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException(what + ": '" + text + "' is not a size (e.g. 4096, 64K, 8M, 1G)");
+            throw new CommandError(what + ": '" + text + "' is not a size (e.g. 4096, 64K, 8M, 1G)");
         }
     }
 
@@ -52,7 +52,7 @@ public final class Units {
         try {
             return parseSize(text, what);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(what + ": '" + text + "' is not a non-negative integer");
+            throw new CommandError(what + ": '" + text + "' is not a non-negative integer");
         }
     }
 
@@ -82,7 +82,7 @@ public final class Units {
             }
             return Math.round(v * mult);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + ": '" + text + "' is not a rate (e.g. 100m, 1g, 500k)");
+            throw new CommandError(what + ": '" + text + "' is not a rate (e.g. 100m, 1g, 500k)");
         }
     }
 

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
 import dev.virtuoso.commands.cli.Units;
@@ -56,7 +57,7 @@ public record DemoOptions(FabricPlan plan, long singleBytes, long writeBytes, lo
         if (a.has("rates")) {
             rates = List.of(a.value("rates").split(","));
             if (a.has("paths") && a.intValue("paths", 1, FabricPlan.MAX_PATHS) != rates.size()) {
-                throw new IllegalArgumentException("--paths " + a.value("paths") + " but --rates lists "
+                throw new CommandError("--paths " + a.value("paths") + " but --rates lists "
                         + rates.size() + " rates");
             }
         } else {
@@ -67,7 +68,7 @@ public record DemoOptions(FabricPlan plan, long singleBytes, long writeBytes, lo
             }
         }
         if (rates.size() > FabricPlan.MAX_PATHS) {
-            throw new IllegalArgumentException("at most " + FabricPlan.MAX_PATHS + " paths");
+            throw new CommandError("at most " + FabricPlan.MAX_PATHS + " paths");
         }
         List<Long> bps = new ArrayList<>();
         for (String r : rates) {
@@ -80,7 +81,7 @@ public record DemoOptions(FabricPlan plan, long singleBytes, long writeBytes, lo
         long write = a.size("write", 0, 16L << 30);
         long send = a.size("send", 0, 16L << 30);
         if (wr * window > 512L << 20) {
-            throw new IllegalArgumentException("--size x --window must stay within 512 MiB per ring: "
+            throw new CommandError("--size x --window must stay within 512 MiB per ring: "
                     + Units.bytes(wr) + " x " + window);
         }
         String out = a.value("out");

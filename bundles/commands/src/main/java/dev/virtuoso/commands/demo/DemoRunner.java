@@ -38,6 +38,8 @@ public final class DemoRunner {
     private final List<PhaseResult> results = new ArrayList<>();
     private final List<ThroughputChart.Marker> markers = new ArrayList<>();
     private long seed = 1;
+    /** The phase running now (its midpoint action reads the policies seen so far). */
+    private PhaseProgress current;
 
     /**
      * @param services the services to use
@@ -128,9 +130,9 @@ public final class DemoRunner {
         try (EndpointPair pair = EndpointPair.open(connector, base, FabricPlan.CLIENT, List.of(plan.clientAddress(f)),
                 FabricPlan.SERVER, List.of(plan.serverAddress(f)), options.ringBytes())) {
             warmUp(pair);
-            Transfer.Result r = phase(pair, Transfer.Op.WRITE, "single path", options.singleBytes(), monitor, null);
-            results.add(new PhaseResult("single path (best link)", "WRITE", 1, "-", r.bytes(), r.nanos(),
-                    plan.ratesBitsPerSecond().get(f)));
+            Run r = phase(pair, Transfer.Op.WRITE, "single path", options.singleBytes(), monitor, null);
+            results.add(new PhaseResult("single path (best link)", "WRITE", 1, r.policies(), r.result().bytes(),
+                    r.result().nanos(), plan.ratesBitsPerSecond().get(f), r.pathBytes()));
         }
     }
 
@@ -146,30 +148,42 @@ public final class DemoRunner {
         try (EndpointPair pair = EndpointPair.open(connector, opts, FabricPlan.CLIENT, client, FabricPlan.SERVER,
                 server, options.ringBytes())) {
             MultipathConnection conn = pair.clientConnection();
+            checkChoice(conn, options.before());
             warmUp(pair);
             if (options.writeBytes() > 0) {
                 out.printf(Locale.ROOT, "%n2. MP_WRITE of %s over %d paths with %s, swapped for %s halfway%n",
-                        Units.bytes(options.writeBytes()), plan.paths(), options.before(), options.after());
-                Transfer.Result r = phase(pair, Transfer.Op.WRITE, "MP_WRITE", options.writeBytes(), monitor, () -> {
+                        Units.bytes(options.writeBytes()), plan.paths(), conn.loadBalancer(), options.after());
+                String[] before = new String[1];
+                long[][] atSwap = new long[1][];
+                Run r = phase(pair, Transfer.Op.WRITE, "MP_WRITE", options.writeBytes(), monitor, () -> {
+                    before[0] = current.takePolicies();
+                    atSwap[0] = monitor.phasePathBytes();
                     conn.setLoadBalancer(options.after());
-                    markers.add(new ThroughputChart.Marker(monitor.seconds(),
-                            options.before() + " -> " + options.after(), true));
+                    markers.add(new ThroughputChart.Marker(monitor.seconds(), before[0] + " -> " + options.after(),
+                            true));
                 });
-                results.add(new PhaseResult("multipath, before the swap", "WRITE", plan.paths(), options.before(),
-                        r.midBytes(), r.midNanos(), plan.totalRate()));
+                Transfer.Result t = r.result();
+                long[] afterSwap = r.pathBytes().clone();
+                for (int i = 0; atSwap[0] != null && i < afterSwap.length; i++) {
+                    afterSwap[i] -= atSwap[0][i];
+                }
+                results.add(new PhaseResult("multipath, before the swap", "WRITE", plan.paths(),
+                        before[0] != null ? before[0] : r.policies(), t.midBytes(), t.midNanos(), plan.totalRate(),
+                        atSwap[0] != null ? atSwap[0] : r.pathBytes()));
                 // after the swap: only requests posted after it (those in flight at the swap were placed
-                // by the old policy)
-                results.add(new PhaseResult("multipath, after the swap", "WRITE", plan.paths(), options.after(),
-                        r.bytes() - r.settledBytes(), r.nanos() - r.settledNanos(), plan.totalRate()));
+                // by the old policy); bytes per path count from the swap on
+                results.add(new PhaseResult("multipath, after the swap", "WRITE", plan.paths(), r.policies(),
+                        t.bytes() - t.settledBytes(), t.nanos() - t.settledNanos(), plan.totalRate(), afterSwap));
             } else {
                 conn.setLoadBalancer(options.after());
             }
+            checkChoice(conn, options.after());
             if (options.sendBytes() > 0) {
                 out.printf(Locale.ROOT, "%n3. MP_SEND of %s over %d paths with %s%n", Units.bytes(options.sendBytes()),
                         plan.paths(), conn.loadBalancer());
-                Transfer.Result r = phase(pair, Transfer.Op.SEND, "MP_SEND", options.sendBytes(), monitor, null);
-                results.add(new PhaseResult("multipath", "SEND", plan.paths(), conn.loadBalancer(), r.bytes(),
-                        r.nanos(), plan.totalRate()));
+                Run r = phase(pair, Transfer.Op.SEND, "MP_SEND", options.sendBytes(), monitor, null);
+                results.add(new PhaseResult("multipath", "SEND", plan.paths(), r.policies(), r.result().bytes(),
+                        r.result().nanos(), plan.totalRate(), r.pathBytes()));
             }
         }
     }
@@ -188,10 +202,21 @@ public final class DemoRunner {
         seed += options.window();
     }
 
-    private Transfer.Result phase(EndpointPair pair, Transfer.Op op, String name, long bytes, ProgressMonitor monitor,
+    /**
+     * A measured phase.
+     *
+     * @param result what the transfer measured
+     * @param pathBytes bytes per physical path during the phase
+     * @param policies the load-balancing policies that carried it (after the midpoint, if any)
+     */
+    private record Run(Transfer.Result result, long[] pathBytes, String policies) {
+    }
+
+    private Run phase(EndpointPair pair, Transfer.Op op, String name, long bytes, ProgressMonitor monitor,
             Transfer.MidpointAction midpoint) throws IOException, InterruptedException {
         MultipathConnection conn = pair.clientConnection();
         PhaseProgress p = new PhaseProgress(name, bytes, conn, conn::loadBalancer);
+        current = p;
         markers.add(new ThroughputChart.Marker(monitor.seconds(), name, false));
         monitor.begin(p);
         try {
@@ -199,10 +224,31 @@ public final class DemoRunner {
                     seed, p);
             Transfer.Result r = t.run(midpoint);
             seed += (bytes + options.wrBytes() - 1) / options.wrBytes();
-            return r;
+            long[] pathBytes = monitor.phasePathBytes();
+            return new Run(r, pathBytes, p.takePolicies());
         } finally {
             monitor.end();
         }
+    }
+
+    /**
+     * The user's choice is never overridden silently: a ConfigAdmin policy binding ({@code connection=*})
+     * or the fallback (the policy is not registered) may give the connection another policy; say so.
+     */
+    private void checkChoice(MultipathConnection conn, String asked) {
+        String note = choiceNote(asked, conn.loadBalancer());
+        if (note != null) {
+            out.println(note);
+        }
+    }
+
+    /** @return the line saying the connection does not run the policy asked for, or {@code null} if it does */
+    static String choiceNote(String asked, String inUse) {
+        if (asked.equals(inUse)) {
+            return null;
+        }
+        return "  note: " + asked + " was asked for, but the connection runs " + inUse + " (a ConfigAdmin policy"
+                + " binding or the fallback chose it; virtuoso:policies shows which); the results name " + inUse;
     }
 
     private void conclusion() {
@@ -215,6 +261,25 @@ public final class DemoRunner {
                 + "(%s against %s), %.0f%% of the paths' total capacity.%n", best.policy(), best.paths(),
                 best.goodput() / Math.max(1, single.goodput()), Units.rate(best.goodput()), Units.rate(single.goodput()),
                 best.utilisation() * 100);
+    }
+
+    /**
+     * The chart is drawn with java.awt and javax.imageio, i.e. the JDK module java.desktop, which a
+     * jlinked or headless-minimal runtime may lack; the commands bundle imports javax.imageio
+     * optionally and checks here before touching either.
+     *
+     * @return why the chart cannot be drawn, or {@code null} if it can
+     */
+    static String chartUnavailable() {
+        if (ModuleLayer.boot().findModule("java.desktop").isEmpty()) {
+            return "this Java runtime has no java.desktop module";
+        }
+        try {
+            Class.forName("javax.imageio.ImageIO", false, DemoRunner.class.getClassLoader());
+            return null;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return "javax.imageio is not visible to the commands bundle (the framework does not export it)";
+        }
     }
 
     private void write(Path dir, FabricPlan plan, List<Sample> samples) throws IOException {
@@ -234,14 +299,19 @@ public final class DemoRunner {
         List<ThroughputChart.Level> levels = List.of(
                 new ThroughputChart.Level(plan.totalRate(), "all paths " + Units.rate(plan.totalRate())),
                 new ThroughputChart.Level(plan.ratesBitsPerSecond().get(plan.fastestPath()), "best single path"));
+        String missing = chartUnavailable();
+        if (missing != null) {
+            out.println("Chart not drawn: " + missing + " (the CSVs above hold the same data)");
+            return;
+        }
         Path png = dir.resolve("demo.png");
         try {
             ThroughputChart.write(png, "Virtuoso demo: " + plan.paths() + " paths over the in-process fabric",
                     labels, samples, markers, levels, results);
             out.println("Wrote " + png);
-        } catch (IOException | RuntimeException | LinkageError | java.awt.AWTError | InternalError e) {
+        } catch (IOException | RuntimeException | Error e) {
             // a JVM without fonts or image I/O must not fail a run whose data was verified
-            out.println("Chart not drawn: " + e);
+            out.println("Chart not drawn: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()));
         }
     }
 }

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import dev.virtuoso.commands.cli.CommandError;
+
 /**
  * The demo's emulated network: host {@value #CLIENT} and host {@value #SERVER}, and one
  * rate-limited link per path between vNIC i of each (192.0.2.i and 198.51.100.i, documentation
@@ -27,7 +29,7 @@ public record FabricPlan(List<Long> ratesBitsPerSecond, int delayMicros) {
     public FabricPlan {
         ratesBitsPerSecond = List.copyOf(ratesBitsPerSecond);
         if (ratesBitsPerSecond.isEmpty() || ratesBitsPerSecond.size() > MAX_PATHS) {
-            throw new IllegalArgumentException("1.." + MAX_PATHS + " paths, not " + ratesBitsPerSecond.size());
+            throw new CommandError("1.." + MAX_PATHS + " paths, not " + ratesBitsPerSecond.size());
         }
     }
 

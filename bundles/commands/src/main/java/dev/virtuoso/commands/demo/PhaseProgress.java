@@ -1,5 +1,7 @@
 package dev.virtuoso.commands.demo;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -15,6 +17,8 @@ public final class PhaseProgress {
     private final MultipathConnection connection;
     private final Supplier<String> policy;
     private final AtomicLong verifiedBytes = new AtomicLong();
+    private final AtomicLong verifiedRequests = new AtomicLong();
+    private final Set<String> policiesSeen = new LinkedHashSet<>();
 
     /**
      * @param name label shown on the progress line
@@ -46,13 +50,37 @@ public final class PhaseProgress {
         return policy.get();
     }
 
+    /** Records the policy in use now among those that carried the phase. */
+    public synchronized void notePolicy() {
+        policiesSeen.add(policy.get());
+    }
+
+    /**
+     * @return the policies seen carrying the phase since the last call (or the start), in order,
+     *     joined with {@code " then "}; the next call reports those seen from now on
+     */
+    public synchronized String takePolicies() {
+        if (policiesSeen.isEmpty()) {
+            notePolicy();
+        }
+        String seen = String.join(" then ", policiesSeen);
+        policiesSeen.clear();
+        return seen;
+    }
+
     /** @return bytes moved and verified so far */
     public long verifiedBytes() {
         return verifiedBytes.get();
     }
 
-    /** @param bytes bytes just verified */
+    /** @return work requests whose bytes were verified so far */
+    public long verifiedRequests() {
+        return verifiedRequests.get();
+    }
+
+    /** @param bytes bytes of one work request just verified */
     void add(long bytes) {
+        verifiedRequests.incrementAndGet();
         verifiedBytes.addAndGet(bytes);
     }
 }

@@ -14,9 +14,11 @@ import dev.virtuoso.commands.cli.Units;
 
 /**
  * Samples the running phase every {@value #INTERVAL_MILLIS} ms on its own thread: per-path
- * throughput from the connection's {@link PathStats}, goodput from the verified bytes; keeps the
- * samples for the chart and draws a live progress line (redrawn in place on a terminal, one line
- * a second otherwise). Owned by the demo, which closes it.
+ * throughput from the connection's {@link PathStats} (see {@link PathRates}: over at least a second,
+ * never more than the link carried), goodput from the verified bytes, and the load-balancing policies
+ * seen; keeps the samples for the chart and draws a live progress line (redrawn in place on a
+ * terminal, one line a second otherwise; the phase's last line shows its per-path averages). Owned
+ * by the demo, which closes it.
  */
 public final class ProgressMonitor implements AutoCloseable {
 
@@ -30,10 +32,12 @@ public final class ProgressMonitor implements AutoCloseable {
     private final long t0 = System.nanoTime();
     private final List<Sample> samples = new ArrayList<>();
     private final Thread thread;
-    private final Map<Integer, Long> lastPathBytes = new HashMap<>();
+    /** Last counters of every path the phase's connection had, by path id: {column, bytes, chunks}. */
+    private final Map<Integer, long[]> pathCounters = new HashMap<>();
+    private final PathRates rates = new PathRates();
+    /** Goodput, counted like a path whose chunks are the verified work requests. */
+    private final PathRates goodput = new PathRates();
     private PhaseProgress phase;
-    private long lastVerified;
-    private long phaseStart;
     private long lastNanos;
     private long lastPrinted;
     private volatile boolean running = true;
@@ -59,13 +63,41 @@ public final class ProgressMonitor implements AutoCloseable {
     /** @param p the phase that starts now */
     public synchronized void begin(PhaseProgress p) {
         phase = p;
-        lastVerified = 0;
         lastNanos = System.nanoTime();
-        phaseStart = lastNanos;
-        lastPathBytes.clear();
-        for (PathStats s : p.connection().pathStats()) {
-            lastPathBytes.put(s.pathId(), s.bytesCompleted());
+        pathCounters.clear();
+        long[][] c = columnCounters();
+        rates.begin(lastNanos, c[0], c[1]);
+        goodput.begin(lastNanos, new long[] {p.verifiedBytes()}, new long[] {p.verifiedRequests()});
+        p.notePolicy();
+    }
+
+    /**
+     * Per physical path, bytes and chunks completed so far, summed over the connection's paths on it
+     * (a path removed from the connection keeps counting with its last values), and the largest
+     * smoothed completion latency of those paths.
+     */
+    private long[][] columnCounters() {
+        for (PathStats s : phase.connection().pathStats()) {
+            pathCounters.put(s.pathId(), new long[] {columnOf.applyAsInt(s), s.bytesCompleted(), s.chunksCompleted(),
+                s.smoothedLatencyNanos()});
         }
+        long[] bytes = new long[columns];
+        long[] chunks = new long[columns];
+        long[] latency = new long[columns];
+        for (long[] v : pathCounters.values()) {
+            int column = (int) v[0];
+            if (column >= 0 && column < columns) {
+                bytes[column] += v[1];
+                chunks[column] += v[2];
+                latency[column] = Math.max(latency[column], v[3]);
+            }
+        }
+        return new long[][] {bytes, chunks, latency};
+    }
+
+    /** @return bytes per physical path moved by the current phase so far (all zero if none runs) */
+    public synchronized long[] phasePathBytes() {
+        return phase == null ? new long[columns] : rates.since(columnCounters()[0]);
     }
 
     /** Takes a last sample of the current phase and ends its progress line. */
@@ -111,24 +143,19 @@ public final class ProgressMonitor implements AutoCloseable {
             return;
         }
         long verified = phase.verifiedBytes();
-        double total = (verified - lastVerified) * 8 / dt;
-        double[] perPath = new double[columns];
-        for (PathStats s : phase.connection().pathStats()) {
-            long prev = lastPathBytes.getOrDefault(s.pathId(), s.bytesCompleted());
-            int column = columnOf.applyAsInt(s);
-            if (column >= 0 && column < columns) {
-                perPath[column] += Math.max(0, s.bytesCompleted() - prev) * 8 / dt;
-            }
-            lastPathBytes.put(s.pathId(), s.bytesCompleted());
-        }
-        lastVerified = verified;
+        long[] v = {verified};
+        double total = goodput.sample(now, v, new long[] {phase.verifiedRequests()})[0];
+        long[][] c = columnCounters();
+        double[] perPath = rates.sample(now, c[0], c[1], c[2]);
+        phase.notePolicy();
         lastNanos = now;
-        if (last && dt * 1000 < INTERVAL_MILLIS / 2.0) {
-            // a sliver of an interval at the end would show one request's bytes as a spike: the
-            // final line shows the phase's average instead
-            total = verified * 8 / Math.max(1e-9, (now - phaseStart) / 1e9);
-        } else {
-            samples.add(new Sample(seconds(), phase.name(), perPath, total));
+        if (!last || dt * 1000 >= INTERVAL_MILLIS / 2.0) {
+            // a sliver of an interval at the end adds no sample; the final line shows the phase's averages
+            samples.add(new Sample(seconds(), phase.name(), perPath, total, rates.since(c[0])));
+        }
+        if (last) {
+            perPath = rates.average(now, c[0]);
+            total = goodput.average(now, v)[0];
         }
         if (terminal) {
             out.print("\r" + line(verified, total, perPath) + "\033[K");

@@ -9,6 +9,7 @@ import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.commands.cli.CommandError;
 
 /**
  * Moves a number of bytes from a client connection to its server peer as a stream of MP work
@@ -83,7 +84,7 @@ public final class Transfer {
         this.wrBytes = wrBytes;
         this.slots = Math.min(client.region().length(), server.region().length()) / wrBytes;
         if (slots < 1) {
-            throw new IllegalArgumentException("rings smaller than one work request");
+            throw new CommandError("rings smaller than one work request");
         }
         this.window = Math.max(1, Math.min(window, slots));
         this.totalBytes = totalBytes;

@@ -10,7 +10,10 @@ import java.util.Locale;
 
 import dev.virtuoso.commands.demo.Sample;
 
-/** Writes throughput samples as CSV: seconds, phase, goodput and one column per path, in Mbit/s. */
+/**
+ * Writes throughput samples as CSV: seconds, phase, goodput and one column per path, in Mbit/s, then
+ * per path the bytes the phase has moved over it so far.
+ */
 public final class TimeSeriesCsv {
 
     private TimeSeriesCsv() {
@@ -28,6 +31,9 @@ public final class TimeSeriesCsv {
         for (int p = 0; p < columns; p++) {
             head.append(",path").append(p).append("_mbps");
         }
+        for (int p = 0; p < columns; p++) {
+            head.append(",path").append(p).append("_bytes");
+        }
         lines.add(head.toString());
         for (Sample s : samples) {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%.3f,%s,%.3f", s.seconds(), s.phase(),
@@ -35,6 +41,9 @@ public final class TimeSeriesCsv {
             for (int p = 0; p < columns; p++) {
                 double v = p < s.pathBitsPerSecond().length ? s.pathBitsPerSecond()[p] : 0;
                 sb.append(String.format(Locale.ROOT, ",%.3f", v / 1e6));
+            }
+            for (int p = 0; p < columns; p++) {
+                sb.append(',').append(p < s.pathBytes().length ? s.pathBytes()[p] : 0);
             }
             lines.add(sb.toString());
         }

@@ -26,10 +26,12 @@ class ThroughputChartTest {
         System.setProperty("java.awt.headless", "true");
         List<Sample> samples = new ArrayList<>();
         for (int i = 1; i <= 50; i++) {
-            samples.add(new Sample(i * 0.2, "MP_WRITE", new double[] {200e6, 100e6}, 290e6));
+            samples.add(new Sample(i * 0.2, "MP_WRITE", new double[] {200e6, 100e6}, 290e6, new long[2]));
         }
-        List<PhaseResult> bars = List.of(new PhaseResult("single path", "WRITE", 1, "-", 64L << 20, 1_900_000_000L, 300_000_000),
-                new PhaseResult("multipath", "WRITE", 2, "lb-adaptive", 64L << 20, 1_000_000_000L, 450_000_000));
+        List<PhaseResult> bars = List.of(new PhaseResult("single path", "WRITE", 1, "-", 64L << 20, 1_900_000_000L, 300_000_000,
+                new long[] {64L << 20, 0}),
+                new PhaseResult("multipath", "WRITE", 2, "lb-adaptive", 64L << 20, 1_000_000_000L, 450_000_000,
+                new long[] {40L << 20, 24L << 20}));
         Path png = dir.resolve("chart.png");
         ThroughputChart.write(png, "test", List.of("path 0", "path 1"), samples,
                 List.of(new ThroughputChart.Marker(5, "swap", true)), List.of(new ThroughputChart.Level(450e6, "sum")),
@@ -46,8 +48,8 @@ class ThroughputChartTest {
 
     @Test
     void phasesAreDrawnApart() {
-        List<Sample> s = List.of(new Sample(1, "a", new double[0], 1), new Sample(2, "a", new double[0], 1),
-                new Sample(5, "b", new double[0], 1), new Sample(6, "a", new double[0], 1));
+        List<Sample> s = List.of(new Sample(1, "a", new double[0], 1, new long[0]), new Sample(2, "a", new double[0], 1, new long[0]),
+                new Sample(5, "b", new double[0], 1, new long[0]), new Sample(6, "a", new double[0], 1, new long[0]));
         List<List<Sample>> runs = ThroughputChart.runs(s);
         assertEquals(3, runs.size());
         assertEquals(2, runs.get(0).size());

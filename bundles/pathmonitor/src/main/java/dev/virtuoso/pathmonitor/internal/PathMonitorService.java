@@ -61,7 +61,7 @@ public final class PathMonitorService implements PathMonitorFactory {
      *
      * @return one line per path
      */
-    public String monitor() {
+    String monitorText() {
         StringBuilder sb = new StringBuilder();
         for (ConnectionPathMonitor m : live) {
             append(sb, m);
@@ -75,7 +75,7 @@ public final class PathMonitorService implements PathMonitorFactory {
      * @param connectionId a connection identifier
      * @return one line per path
      */
-    public String monitor(String connectionId) {
+    String monitorText(String connectionId) {
         StringBuilder sb = new StringBuilder();
         for (ConnectionPathMonitor m : live) {
             if (m.connectionId().equals(connectionId)) {
@@ -92,7 +92,7 @@ public final class PathMonitorService implements PathMonitorFactory {
      * @param path path slot
      * @return what was done
      */
-    public String probe(String connectionId, int path) {
+    String probeText(String connectionId, int path) {
         for (ConnectionPathMonitor m : live) {
             if (m.connectionId().equals(connectionId)) {
                 if (path < 0 || path >= m.pathCount()) {
@@ -103,6 +103,34 @@ public final class PathMonitorService implements PathMonitorFactory {
             }
         }
         return "no path monitor for connection " + connectionId;
+    }
+
+    /**
+     * Gogo {@code virtuoso:monitor [connection]}: prints to the session's output (shown by Karaf's
+     * batch client too, which does not print returned values).
+     *
+     * @param args nothing, or a connection identifier
+     */
+    public void monitor(String... args) {
+        if (args.length > 1 || (args.length == 1 && args[0].startsWith("-"))) {
+            System.out.println("usage: monitor [CONNECTION]: every live path monitor, or one connection's");
+            return;
+        }
+        System.out.println(args.length == 0 ? monitorText() : monitorText(args[0]));
+    }
+
+    /**
+     * Gogo {@code virtuoso:probe <connection> <path>}: probes the path's capacity again.
+     *
+     * @param args a connection identifier and a path slot
+     */
+    public void probe(String... args) {
+        if (args.length != 2 || !args[1].matches("\\d{1,4}")) {
+            System.out.println("usage: probe CONNECTION PATH: probes the capacity of the path (a slot number, as"
+                    + " in monitor) again");
+            return;
+        }
+        System.out.println(probeText(args[0], Integer.parseInt(args[1])));
     }
 
     private static void append(StringBuilder sb, ConnectionPathMonitor m) {

@@ -109,19 +109,19 @@ class PathMonitorServiceTest {
         }
         assertEquals(4, n, "per-connection override");
 
-        String table = svc.monitor("conn-7");
+        String table = svc.monitorText("conn-7");
         assertTrue(table.contains("connection conn-7") && table.contains("HEALTHY"), table);
-        assertTrue(svc.monitor().contains("conn-8"));
+        assertTrue(svc.monitorText().contains("conn-8"));
         for (int i = 0; i < 8; i++) {
             m.onProbeCompleted(0, 131072, 1_000_000, ChunkOutcome.SUCCESS);
         }
-        assertEquals("probe requested on connection conn-7 path 0", svc.probe("conn-7", 0));
+        assertEquals("probe requested on connection conn-7 path 0", svc.probeText("conn-7", 0));
         m.tick(System.nanoTime() + 2_000_000);
         assertTrue(m.nextProbe(req), "the command's request starts a flow at the next tick");
-        assertTrue(svc.probe("conn-7", 5).contains("no path 5"));
+        assertTrue(svc.probeText("conn-7", 5).contains("no path 5"));
         m.close();
-        assertFalse(svc.monitor().contains("conn-7"), "closed monitors leave the registry");
-        assertTrue(svc.probe("conn-7", 0).startsWith("no path monitor"));
+        assertFalse(svc.monitorText().contains("conn-7"), "closed monitors leave the registry");
+        assertTrue(svc.probeText("conn-7", 0).startsWith("no path monitor"));
         assertThrows(IllegalArgumentException.class, () -> svc.configure(config(4096)));
     }
 }

@@ -15,8 +15,8 @@ import dev.virtuoso.spi.policy.LoadBalancerPolicy;
  * Load-balancing policies swapped on a live connection while a 1 GiB MP_WRITE stream runs
  * (16 MP_WRITEs of 64 MiB into one 64 MiB remote region, each checked byte for byte): switched by
  * {@code setLoadBalancer}, taken away by stopping the policy's bundle (the connection moves to its
- * fallback, {@code lb-roundrobin}), brought back by starting it, and replaced by
- * {@code Bundle.update}. Every action happens while an MP_WRITE is in flight (asserted from the
+ * fallback, {@code lb-roundrobin}), brought back by starting it (the connection returns to it by
+ * itself), and replaced by {@code Bundle.update} (fallback, then return). Every action happens while an MP_WRITE is in flight (asserted from the
  * paths' completed-byte counters); no MP work request may fail.
  */
 public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
@@ -74,16 +74,18 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
             stream.write();
             proportional.start();
             awaitPolicy(PROPORTIONAL, PROPORTIONAL_BUNDLE);
-            stream.write(() -> swap(PROPORTIONAL));
+            awaitInUse(PROPORTIONAL);
+            stream.write();
             assertEquals(PROPORTIONAL, client.loadBalancer());
 
             // (c) the policy in use is updated (stopped, re-read, started) mid-transfer
+            // the connection runs on the fallback while the bundle is away and returns to its chosen
+            // policy by itself when the updated bundle registers it again
             stream.write(proportional::update);
-            assertEquals("moved to the fallback while " + PROPORTIONAL_BUNDLE + " was updated", ROUND_ROBIN,
-                    client.loadBalancer());
             assertEquals(Bundle.ACTIVE, proportional.getState());
             awaitPolicy(PROPORTIONAL, PROPORTIONAL_BUNDLE);
-            stream.write(() -> swap(PROPORTIONAL));
+            awaitInUse(PROPORTIONAL);
+            stream.write();
 
             String[] rotation = {ADAPTIVE, ROUND_ROBIN, PROPORTIONAL};
             for (int i = 0; stream.written() < WRITES; i++) {
@@ -122,6 +124,15 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
                 }
             }
             assertEquals(name, client.loadBalancer());
+        }
+
+        /** Waits, bounded, until the connection has returned to its chosen policy. */
+        private void awaitInUse(String name) throws InterruptedException {
+            long deadline = System.nanoTime() + VirtuosoOsgiTestSupport.SERVICE_TIMEOUT.toNanos();
+            while (!name.equals(client.loadBalancer()) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals("returned to the chosen policy when it registered again", name, client.loadBalancer());
         }
 
         /** Waits, bounded, until the policy's bundle has registered it again. */

@@ -133,7 +133,8 @@ public final class VirtuosoOsgiOptions {
         return out;
     }
 
-    private static List<String> projectLocationsOnHost() {
+    /** @return the project bundles' locations, on the host (for a configuration that leaves some out) */
+    static List<String> projectLocationsOnHost() {
         List<String> out = new ArrayList<>();
         for (String set : new String[] {"core", "soft-provider", "policies", "commands"}) {
             for (String url : VirtuosoOptions.bundleUrls(set)) {

@@ -31,16 +31,24 @@ import dev.virtuoso.spi.policy.LoadBalancerPolicy;
  * configuration with the smallest PID. It is applied with
  * {@link MultipathConnection#setLoadBalancer} / {@link MultipathConnection#setCongestionAvoidance}
  * (the core swaps at the next chunk boundary) when a configuration is created or updated, when a
- * connection service appears, and, for connections whose last attempt named a policy not yet
- * registered, when a policy service appears. Deleting a configuration leaves the connections' policies
- * as they are.
+ * connection service appears (also connections created after the configuration), and when a policy
+ * service appears. Deleting a configuration leaves the connections' policies as they are.
  *
- * <p>Gogo, scope {@code virtuoso}: {@code lb <connection> [name]}, {@code cc <connection> [name]}
- * show or switch one connection's policy now; {@code policies} lists the registered policies, the
- * bindings and the connections whose binding could not be applied.
+ * <p>Fallback and return: while a bound policy is not registered (its bundle stopped, or being
+ * updated) the connection runs on its fallback policy ({@code ConnectOptions.fallbackLoadBalancer},
+ * else the built-in one) and {@code policies} says so; when the policy registers again the connection
+ * returns to it at the next chunk boundary. The component is immediate, so this holds with no shell
+ * attached.
+ *
+ * <p>Gogo, scope {@code virtuoso} (names chosen not to clash with the standard shells' commands, e.g.
+ * Felix's {@code lb}): {@code loadbalancer <connection> [name]}, {@code congestionavoidance <connection>
+ * [name]} show or switch one connection's policy now; {@code policies} lists the registered policies,
+ * the bindings and each connection's state. They print to the session's output (Karaf's batch
+ * client included).
  */
-@Component(service = ManagedServiceFactory.class, property = {Constants.SERVICE_PID + "=" + PolicyBindings.FACTORY_PID,
-    "osgi.command.scope=virtuoso", "osgi.command.function=lb", "osgi.command.function=cc",
+@Component(service = ManagedServiceFactory.class, immediate = true, property = {
+    Constants.SERVICE_PID + "=" + PolicyBindings.FACTORY_PID, "osgi.command.scope=virtuoso",
+    "osgi.command.function=loadbalancer", "osgi.command.function=congestionavoidance",
     "osgi.command.function=policies"})
 public final class PolicyBindings implements ManagedServiceFactory {
     /** Factory PID of the bindings. */
@@ -95,31 +103,30 @@ public final class PolicyBindings implements ManagedServiceFactory {
             service = LoadBalancerPolicy.class)
     synchronized void addLoadBalancer(Map<String, Object> props) {
         loadBalancers.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
-        retryProblems();
+        applyAll();
     }
 
     synchronized void removeLoadBalancer(Map<String, Object> props) {
         loadBalancers.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
     }
 
+
     /** @param props a congestion-avoidance policy's service properties */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             service = CongestionAvoidancePolicy.class)
     synchronized void addCongestionAvoidance(Map<String, Object> props) {
         congestionAvoidances.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
-        retryProblems();
+        applyAll();
     }
 
     synchronized void removeCongestionAvoidance(Map<String, Object> props) {
         congestionAvoidances.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
     }
 
-    private void retryProblems() {
-        for (String id : new ArrayList<>(problems.keySet())) {
-            MultipathConnection c = connections.get(id);
-            if (c != null) {
-                apply(c);
-            }
+    /** A policy appeared: connections bound to it that run on a fallback (or never got it) return to it. */
+    private void applyAll() {
+        for (MultipathConnection c : connections.values()) {
+            apply(c);
         }
     }
 
@@ -169,74 +176,56 @@ public final class PolicyBindings implements ManagedServiceFactory {
     // ---- Gogo ----
 
     /**
-     * Gogo {@code virtuoso:lb <connection>}.
+     * Gogo {@code virtuoso:loadbalancer <connection> [name]}: shows, or switches at the next chunk
+     * boundary, one connection's load-balancing policy.
      *
-     * @param connectionId connection identifier
-     * @return the load-balancing policy in use
+     * @param args the connection identifier, optionally followed by a policy name
      */
-    public synchronized String lb(String connectionId) {
-        MultipathConnection c = connections.get(connectionId);
-        return c == null ? unknown(connectionId) : "connection " + connectionId + " load balancer " + c.loadBalancer();
+    public void loadbalancer(String... args) {
+        System.out.println(choose("loadbalancer", "load balancer", args));
     }
 
     /**
-     * Gogo {@code virtuoso:lb <connection> <name>}: switches at the next chunk boundary.
+     * Gogo {@code virtuoso:congestionavoidance <connection> [name]}.
      *
-     * @param connectionId connection identifier
-     * @param name policy name
-     * @return what was done
+     * @param args the connection identifier, optionally followed by a policy name
      */
-    public synchronized String lb(String connectionId, String name) {
-        MultipathConnection c = connections.get(connectionId);
+    public void congestionavoidance(String... args) {
+        System.out.println(choose("congestionavoidance", "congestion avoidance", args));
+    }
+
+    /** Gogo {@code virtuoso:policies}: registered policies, bindings and each connection's state. */
+    public void policies() {
+        System.out.print(policiesText());
+    }
+
+    synchronized String choose(String command, String what, String... args) {
+        if (args.length == 0 || args.length > 2 || args[0].equals("--help") || args[0].equals("-h")) {
+            return "usage: " + command + " CONNECTION [NAME]: shows or switches the connection's " + what
+                    + " (connections: " + (connections.isEmpty() ? "none" : String.join(", ", connections.keySet()))
+                    + "; policies lists the names)";
+        }
+        MultipathConnection c = connections.get(args[0]);
         if (c == null) {
-            return unknown(connectionId);
+            return unknown(args[0]);
+        }
+        boolean lb = command.equals("loadbalancer");
+        if (args.length == 1) {
+            return "connection " + c.id() + " " + what + " " + (lb ? c.loadBalancer() : c.congestionAvoidance());
         }
         try {
-            c.setLoadBalancer(name);
-            return "connection " + connectionId + " load balancer -> " + name;
-        } catch (VirtuosoException e) {
-            return "connection " + connectionId + ": " + e.getMessage();
+            if (lb) {
+                c.setLoadBalancer(args[1]);
+            } else {
+                c.setCongestionAvoidance(args[1]);
+            }
+            return "connection " + c.id() + " " + what + " -> " + args[1];
+        } catch (VirtuosoException | RuntimeException e) {
+            return "connection " + c.id() + ": " + e.getMessage();
         }
     }
 
-    /**
-     * Gogo {@code virtuoso:cc <connection>}.
-     *
-     * @param connectionId connection identifier
-     * @return the congestion-avoidance policy in use
-     */
-    public synchronized String cc(String connectionId) {
-        MultipathConnection c = connections.get(connectionId);
-        return c == null ? unknown(connectionId)
-                : "connection " + connectionId + " congestion avoidance " + c.congestionAvoidance();
-    }
-
-    /**
-     * Gogo {@code virtuoso:cc <connection> <name>}: switches at the next chunk boundary.
-     *
-     * @param connectionId connection identifier
-     * @param name policy name
-     * @return what was done
-     */
-    public synchronized String cc(String connectionId, String name) {
-        MultipathConnection c = connections.get(connectionId);
-        if (c == null) {
-            return unknown(connectionId);
-        }
-        try {
-            c.setCongestionAvoidance(name);
-            return "connection " + connectionId + " congestion avoidance -> " + name;
-        } catch (VirtuosoException e) {
-            return "connection " + connectionId + ": " + e.getMessage();
-        }
-    }
-
-    /**
-     * Gogo {@code virtuoso:policies}.
-     *
-     * @return registered policies, bindings, connections and problems
-     */
-    public synchronized String policies() {
+    synchronized String policiesText() {
         StringBuilder sb = new StringBuilder();
         sb.append("load balancers: ").append(names(loadBalancers, ConnectOptions.BUILTIN_ROUND_ROBIN)).append('\n');
         sb.append("congestion avoidance: ").append(names(congestionAvoidances, ConnectOptions.BUILTIN_FIXED_CHUNK))
@@ -250,12 +239,22 @@ public final class PolicyBindings implements ManagedServiceFactory {
             sb.append("connection ").append(c.id()).append(": lb=").append(c.loadBalancer()).append(" cc=")
                     .append(c.congestionAvoidance());
             String p = problems.get(c.id());
+            Binding b = bindingOf(c.id());
             if (p != null) {
                 sb.append(" NOT APPLIED ").append(p);
+            }
+            if (b != null && (waiting(b.loadBalancer(), c.loadBalancer(), loadBalancers)
+                    || waiting(b.congestionAvoidance(), c.congestionAvoidance(), congestionAvoidances))) {
+                sb.append(" (on the fallback: binding ").append(b.pid())
+                        .append(" names a policy not registered now; the connection returns to it when it registers)");
             }
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    private static boolean waiting(String bound, String inUse, List<String> registered) {
+        return !bound.isEmpty() && !bound.equals(inUse) && !registered.contains(bound);
     }
 
     private static String names(List<String> registered, String builtin) {

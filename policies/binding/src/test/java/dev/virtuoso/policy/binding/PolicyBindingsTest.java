@@ -107,14 +107,24 @@ class PolicyBindingsTest {
         b.updated("pid", config("c", "lb-proportional", ""));
         assertEquals("builtin-roundrobin", c.lb);
         assertTrue(b.problems().get("c").contains("lb-proportional"));
-        assertTrue(b.policies().contains("NOT APPLIED"));
+        assertTrue(b.policiesText().contains("NOT APPLIED"));
         known.add("lb-proportional");
         b.addLoadBalancer(policy("lb-proportional"));
         assertEquals("lb-proportional", c.lb, "applied when the policy registers");
         assertFalse(b.problems().containsKey("c"));
-        assertTrue(b.policies().startsWith("load balancers: builtin-roundrobin, lb-proportional"), b.policies());
+        assertTrue(b.policiesText().startsWith("load balancers: builtin-roundrobin, lb-proportional"),
+                b.policiesText());
         b.removeLoadBalancer(policy("lb-proportional"));
-        assertFalse(b.policies().contains("lb-proportional,"));
+        assertFalse(b.policiesText().contains("lb-proportional,"));
+        // the core moved the connection to its fallback; the binding still names lb-proportional
+        known.remove("lb-proportional");
+        c.lb = "builtin-roundrobin";
+        assertTrue(b.policiesText().contains("connection c: lb=builtin-roundrobin cc=builtin-fixed (on the fallback"),
+                b.policiesText());
+        known.add("lb-proportional");
+        b.addLoadBalancer(policy("lb-proportional"));
+        assertEquals("lb-proportional", c.lb, "back on the bound policy when it registers again");
+        assertFalse(b.policiesText().contains("on the fallback"), b.policiesText());
     }
 
     @Test
@@ -122,14 +132,36 @@ class PolicyBindingsTest {
         PolicyBindings b = new PolicyBindings();
         Conn c = new Conn("c9", Set.of("lb-adaptive"));
         b.addConnection(c.proxy);
-        assertEquals("connection c9 load balancer builtin-roundrobin", b.lb("c9"));
-        assertEquals("connection c9 load balancer -> lb-adaptive", b.lb("c9", "lb-adaptive"));
+        assertEquals("connection c9 load balancer builtin-roundrobin", b.choose("loadbalancer", "load balancer", "c9"));
+        assertEquals("connection c9 load balancer -> lb-adaptive",
+                b.choose("loadbalancer", "load balancer", "c9", "lb-adaptive"));
         assertEquals("lb-adaptive", c.lb);
-        assertTrue(b.cc("c9", "cc-nope").contains("no policy cc-nope"));
-        assertEquals("connection c9 congestion avoidance builtin-fixed", b.cc("c9"));
-        assertEquals("no connection zz", b.lb("zz", "lb-adaptive"));
+        assertTrue(b.choose("congestionavoidance", "congestion avoidance", "c9", "cc-nope").contains("no policy cc-nope"));
+        assertEquals("connection c9 congestion avoidance builtin-fixed",
+                b.choose("congestionavoidance", "congestion avoidance", "c9"));
+        assertEquals("no connection zz", b.choose("loadbalancer", "load balancer", "zz", "lb-adaptive"));
+        assertTrue(b.choose("loadbalancer", "load balancer").startsWith("usage: loadbalancer CONNECTION [NAME]"),
+                "no argument: usage, not an exception");
+        assertTrue(b.choose("loadbalancer", "load balancer", "--help").startsWith("usage:"));
         b.removeConnection(c.proxy);
-        assertEquals("no connection c9", b.cc("c9"));
+        assertEquals("no connection c9", b.choose("congestionavoidance", "congestion avoidance", "c9"));
+    }
+
+    @Test
+    void commandsPrintToTheSessionOutput() {
+        PolicyBindings b = new PolicyBindings();
+        java.io.PrintStream old = System.out;
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            b.loadbalancer();
+            b.policies();
+        } finally {
+            System.setOut(old);
+        }
+        String printed = buf.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(printed.startsWith("usage: loadbalancer"), printed);
+        assertTrue(printed.contains("load balancers: builtin-roundrobin"), printed);
     }
 
     @Test

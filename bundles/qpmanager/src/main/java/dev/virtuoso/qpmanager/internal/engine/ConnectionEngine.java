@@ -113,7 +113,17 @@ final class ConnectionEngine implements Runnable {
         }
         this.recvSink = (wrId, status, len, pathCount, detail) -> conn.complete(wrId, MpOpcode.RECV, status, len,
                 pathCount, detail);
-        this.policyListener = p -> command(e -> e.policies.policyGone(p));
+        this.policyListener = new PolicyRegistry.Listener() {
+            @Override
+            public void policyGone(Object policy) {
+                command(e -> e.policies.policyGone(policy));
+            }
+
+            @Override
+            public void policyAdded(String name) {
+                command(e -> e.policies.policyAdded(name));
+            }
+        };
     }
 
     /** The decomposition's completion sink: SEND completions also report to the reassembly. */

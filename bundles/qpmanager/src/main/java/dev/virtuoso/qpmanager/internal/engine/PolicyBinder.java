@@ -10,9 +10,11 @@ import dev.virtuoso.spi.policy.PathStateView;
 import dev.virtuoso.spi.policy.PolicyContext;
 
 /**
- * Chooses and swaps one connection's policy sessions: the requested policy if bound, else the
- * fallback, else the core's built-in one. Swaps run on the engine thread between two chunk
- * placements; a replaced session is closed by the decomposition and never called again.
+ * Chooses and swaps one connection's policy sessions: the chosen policy (at connect, or by the last
+ * {@code set...} call) if bound, else the fallback, else the core's built-in one. A connection on
+ * the fallback returns to its chosen policy when that registers again (bundle updated or restarted).
+ * Swaps run on the engine thread between two chunk placements; a replaced session is closed by the
+ * decomposition and never called again.
  */
 final class PolicyBinder {
     private final PolicyRegistry registry;
@@ -24,6 +26,9 @@ final class PolicyBinder {
     private CongestionAvoidancePolicy ccPolicy;
     private volatile String lbName;
     private volatile String ccName;
+    /** The names chosen (connect options or the last set call): what a fallback returns to. */
+    private String lbChosen;
+    private String ccChosen;
 
     PolicyBinder(PolicyRegistry registry, ConnectOptions options, String connectionId, Decomposition decomposition,
             PathStateView view) {
@@ -79,6 +84,7 @@ final class PolicyBinder {
 
     /** Engine thread: installs {@code name}, or the fallback, or the built-in round robin. */
     void useLoadBalancer(String name) {
+        lbChosen = name;
         if (!installLb(name) && !installLb(options.fallbackLoadBalancer())) {
             installLb(ConnectOptions.BUILTIN_ROUND_ROBIN);
         }
@@ -86,6 +92,7 @@ final class PolicyBinder {
 
     /** Engine thread: installs {@code name}, or the fallback, or the built-in fixed chunk size. */
     void useCongestionAvoidance(String name) {
+        ccChosen = name;
         if (!installCc(name) && !installCc(options.fallbackCongestionAvoidance())) {
             installCc(ConnectOptions.BUILTIN_FIXED_CHUNK);
         }
@@ -133,15 +140,32 @@ final class PolicyBinder {
         return true;
     }
 
-    /** Engine thread: a policy service went away; sessions made by it move to the fallback. */
+    /**
+     * Engine thread: a policy service went away; sessions made by it move to the fallback (else the
+     * built-in policy). The chosen name is kept, so {@link #policyAdded} can return to it.
+     */
     void policyGone(Object policy) {
         if (policy != null && policy == lbPolicy) {
             lbPolicy = null;
-            useLoadBalancer(options.fallbackLoadBalancer());
+            if (!installLb(options.fallbackLoadBalancer())) {
+                installLb(ConnectOptions.BUILTIN_ROUND_ROBIN);
+            }
         }
         if (policy != null && policy == ccPolicy) {
             ccPolicy = null;
-            useCongestionAvoidance(options.fallbackCongestionAvoidance());
+            if (!installCc(options.fallbackCongestionAvoidance())) {
+                installCc(ConnectOptions.BUILTIN_FIXED_CHUNK);
+            }
+        }
+    }
+
+    /** Engine thread: a policy registered; a connection not on its chosen policy of that name returns to it. */
+    void policyAdded(String name) {
+        if (name.equals(lbChosen) && !name.equals(lbName)) {
+            installLb(name);
+        }
+        if (name.equals(ccChosen) && !name.equals(ccName)) {
+            installCc(name);
         }
     }
 
@@ -153,7 +177,7 @@ final class PolicyBinder {
     void switchView(PathStateView v) {
         view = v;
         decomposition.policyView(v);
-        useLoadBalancer(lbName);
-        useCongestionAvoidance(ccName);
+        useLoadBalancer(lbChosen);
+        useCongestionAvoidance(ccChosen);
     }
 }

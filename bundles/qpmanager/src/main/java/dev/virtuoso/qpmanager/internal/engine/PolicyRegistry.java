@@ -9,13 +9,17 @@ import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 
 /**
- * The policy services currently bound, by name. Connections listen for removals so they can move
- * their sessions to the fallback. Thread-safe.
+ * The policy services currently bound, by name. Connections listen for removals, to move their
+ * sessions to the fallback, and for additions, to return to the policy they chose when it registers
+ * again (a policy bundle updated or restarted). Thread-safe.
  */
 public final class PolicyRegistry {
     /** Told when a policy service goes away. */
     interface Listener {
         void policyGone(Object policy);
+
+        /** A policy registered under {@code name} (load balancer or congestion avoidance). */
+        void policyAdded(String name);
     }
 
     private final Map<String, LoadBalancerPolicy> loadBalancers = new ConcurrentHashMap<>();
@@ -24,6 +28,7 @@ public final class PolicyRegistry {
 
     public void add(String name, LoadBalancerPolicy p) {
         loadBalancers.put(name, p);
+        notifyAdded(name);
     }
 
     public void remove(String name, LoadBalancerPolicy p) {
@@ -34,6 +39,7 @@ public final class PolicyRegistry {
 
     public void add(String name, CongestionAvoidancePolicy p) {
         congestionAvoidances.put(name, p);
+        notifyAdded(name);
     }
 
     public void remove(String name, CongestionAvoidancePolicy p) {
@@ -68,6 +74,12 @@ public final class PolicyRegistry {
 
     void unlisten(Listener l) {
         listeners.remove(l);
+    }
+
+    private void notifyAdded(String name) {
+        for (Listener l : listeners) {
+            l.policyAdded(name);
+        }
     }
 
     private void notifyGone(Object p) {

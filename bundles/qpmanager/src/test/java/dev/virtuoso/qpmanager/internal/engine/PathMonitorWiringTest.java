@@ -58,7 +58,7 @@ class PathMonitorWiringTest {
             // the connect-time flows ran on cold (interpreted) code; measure again warm
             p.write(8 << 20);
             for (int path = 0; path < 2; path++) {
-                monitors.real.probe(p.client.id(), path);
+                monitors.real.probe(p.client.id(), String.valueOf(path));
             }
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (!(flowsDone(monitors, p.client.id(), 0) >= 2 && flowsDone(monitors, p.client.id(), 1) >= 2)

@@ -183,6 +183,37 @@ class PolicyTest {
     }
 
     @Test
+    void connectionOnTheFallbackReturnsToItsChosenPolicyWhenItRegistersAgain() throws Exception {
+        try (Fabric f = new Fabric("rate=0", "rate=0", "rate=0")) {
+            Pinned pin2 = new Pinned(2);
+            Pinned pin0 = new Pinned(0);
+            f.policies.add("pin-2", pin2);
+            f.policies.add("pin-0", pin0);
+            var o = Fabric.options().loadBalancer("pin-2").fallbackLoadBalancer("pin-0");
+            Pair p = new Pair(f.connect(o, Fabric.options()), 4 << 20);
+            p.write(64 * 1024);
+            f.policies.remove("pin-2", pin2);
+            p.write(64 * 1024);
+            assertEquals("pin-0", p.client.loadBalancer(), "on the fallback while pin-2 is gone");
+
+            Pinned pin2Again = new Pinned(2);
+            f.policies.add("pin-2", pin2Again);
+            p.write(64 * 1024);
+            assertEquals("pin-2", p.client.loadBalancer(), "back on the chosen policy");
+            long before = p.client.pathStats().get(2).bytesCompleted();
+            assertEquals(1, p.write(1 << 20).paths());
+            assertEquals(before + (1 << 20), p.client.pathStats().get(2).bytesCompleted(), "1 MiB on path 2 again");
+            assertEquals(1, pin2Again.sessions.size(), "a session of the returned service");
+
+            // a policy the connection did not choose does not take it over when it registers
+            f.policies.remove("pin-0", pin0);
+            f.policies.add("pin-0", new Pinned(0));
+            p.write(64 * 1024);
+            assertEquals("pin-2", p.client.loadBalancer());
+        }
+    }
+
+    @Test
     void unknownPolicyWithoutFallbackIsRefusedAtConnect() throws Exception {
         try (Fabric f = new Fabric("rate=0")) {
             var o = Fabric.options().loadBalancer("nope").fallbackLoadBalancer("nope-either");

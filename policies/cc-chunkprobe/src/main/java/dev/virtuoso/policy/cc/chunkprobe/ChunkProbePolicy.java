@@ -86,25 +86,39 @@ public final class ChunkProbePolicy implements CongestionAvoidancePolicy, ChunkP
     }
 
     /**
-     * Gogo {@code virtuoso:chunksizes}: chunk sizes of every connection using cc-chunkprobe.
+     * Gogo {@code virtuoso:chunksizes [connection]}: prints to the session's output (Karaf's batch
+     * client does not print returned values).
+     *
+     * @param args nothing, or a connection identifier
+     */
+    public void chunksizes(String... args) {
+        if (args.length > 1 || (args.length == 1 && args[0].startsWith("-"))) {
+            System.out.println("usage: chunksizes [CONNECTION]: chunk sizes of the connections using " + NAME);
+            return;
+        }
+        System.out.print(args.length == 0 ? chunksizesText() + "\n" : chunksizesText(args[0]));
+    }
+
+    /**
+     * Chunk sizes of every connection using cc-chunkprobe.
      *
      * @return a table per connection
      */
-    public String chunksizes() {
+    String chunksizesText() {
         StringBuilder sb = new StringBuilder();
         for (String id : connections()) {
-            sb.append(chunksizes(id));
+            sb.append(chunksizesText(id));
         }
         return sb.length() == 0 ? "no connection uses " + NAME : sb.toString();
     }
 
     /**
-     * Gogo {@code virtuoso:chunksizes <connection>}.
+     * One connection's chunk sizes.
      *
      * @param connectionId a connection identifier
      * @return the connection's table
      */
-    public String chunksizes(String connectionId) {
+    String chunksizesText(String connectionId) {
         List<ChunkSizeStats> stats = statistics(connectionId);
         if (stats.isEmpty()) {
             return "connection " + connectionId + " does not use " + NAME + "\n";

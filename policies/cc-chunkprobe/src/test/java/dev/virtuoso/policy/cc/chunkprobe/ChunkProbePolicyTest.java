@@ -103,11 +103,11 @@ class ChunkProbePolicyTest {
                     "path " + p + " threshold " + thresholds[p] + " found " + safe);
         }
         assertEquals(List.of("c2"), policy.connections());
-        String table = policy.chunksizes();
+        String table = policy.chunksizesText();
         assertTrue(table.contains("connection c2") && table.contains("paths 4: safe sizes sum "
                 + stats.stream().mapToLong(ChunkSizeStats::safeChunkBytes).sum()), table);
         cc.close();
-        assertTrue(policy.chunksizes().startsWith("no connection uses"));
+        assertTrue(policy.chunksizesText().startsWith("no connection uses"));
         assertEquals(List.of(), policy.connections());
         assertEquals(List.of(), policy.statistics("c2"));
     }

@@ -172,13 +172,13 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             try {
                 secret = SecretFile.read(Path.of(a.value("secret-file")));
             } catch (IOException | RuntimeException e) {
-                throw new IllegalArgumentException("--secret-file: " + e.getMessage(), e);
+                throw new CommandError("--secret-file: " + e.getMessage());
             }
         }
         InetAddress bind = null;
         if (a.value("bind") != null) {
             if (host != null) {
-                throw new IllegalArgumentException("--bind sets the server's listening address: not with a HOST");
+                throw new CommandError("--bind sets the server's listening address: not with a HOST");
             }
             bind = literal(a.value("bind"));
         }

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
+import dev.virtuoso.commands.cli.CommandError;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,9 +127,10 @@ class BenchOptionsTest {
         e = assertThrows(IllegalArgumentException.class, () -> parse("--secret-file", tooShort.toString()));
         assertTrue(e.getMessage().contains("holds 5 bytes"), e.getMessage());
 
-        e = assertThrows(IllegalArgumentException.class,
-                () -> parse("--secret-file", dir.resolve("missing").toString()));
+        // a CommandError: the shell prints its message without a Java class name
+        e = assertThrows(CommandError.class, () -> parse("--secret-file", dir.resolve("missing").toString()));
         assertTrue(e.getMessage().startsWith("--secret-file"), e.getMessage());
+        assertEquals(e.getMessage(), e.toString(), "no exception class in what the shell prints");
     }
 
     @Test
@@ -140,7 +143,7 @@ class BenchOptionsTest {
                 server.listenAddress(List.of(vnic, InetAddress.getByName("192.0.2.8"))));
         BenchOptions any = parse("-p", "7000", "--bind", "0.0.0.0");
         assertEquals(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 7000), any.listenAddress(List.of(vnic)));
-        assertThrows(IllegalArgumentException.class, () -> parse("--bind", "127.0.0.1", "localhost"));
+        assertThrows(CommandError.class, () -> parse("--bind", "127.0.0.1", "localhost"));
         assertThrows(IllegalArgumentException.class, () -> parse("--bind", "not-an-ip"));
     }
 }

@@ -97,17 +97,17 @@ class ChunkProbeEdgesTest {
     void theCommandPrintsEachConnectionWithTheMeanSafeSize() {
         ChunkProbePolicy policy = new ChunkProbePolicy();
         assertEquals("cc-chunkprobe", policy.name());
-        assertEquals("no connection uses cc-chunkprobe", policy.chunksizes());
+        assertEquals("no connection uses cc-chunkprobe", policy.chunksizesText());
         FakePaths paths = new FakePaths(2);
         ChunkProbeSession s = session(policy, "conn-1", paths);
         s.onChunkComplete(0, INITIAL, 1000, ChunkOutcome.SUCCESS);
         s.onChunkComplete(1, INITIAL, 1000, ChunkOutcome.SUCCESS);
         s.onChunkComplete(1, 2 * INITIAL, 1000, ChunkOutcome.SUCCESS);
-        String table = policy.chunksizes();
+        String table = policy.chunksizesText();
         assertTrue(table.startsWith("connection conn-1\n"), table);
         assertTrue(table.contains("paths 2: safe sizes sum " + 3 * INITIAL + " bytes, mean " + 3 * INITIAL / 2
                 + " bytes per path"), table);
         policy.deactivate();
-        assertEquals("no connection uses cc-chunkprobe", policy.chunksizes());
+        assertEquals("no connection uses cc-chunkprobe", policy.chunksizesText());
     }
 }

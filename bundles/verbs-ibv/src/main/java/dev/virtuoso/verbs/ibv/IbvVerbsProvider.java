@@ -50,40 +50,43 @@ public final class IbvVerbsProvider implements VerbsProvider {
     @Override
     public List<RdmaDevice> devices() throws VerbsException {
         List<RdmaDevice> out = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = LibIbverbs.errnoState(arena);
-            MemorySegment num = arena.allocate(JAVA_INT);
-            MemorySegment list = (MemorySegment) lib.getDeviceList.invokeExact(errno, num);
-            if (list.equals(MemorySegment.NULL)) {
-                throw LibIbverbs.failure("ibv_get_device_list", LibIbverbs.errno(errno));
-            }
+        forEachDevice("ibv_get_device_list", dev -> {
+            String name = deviceName(dev);
+            MemorySegment ctx = open(dev, name);
             try {
-                int n = num.get(JAVA_INT, 0);
-                MemorySegment devs = list.reinterpret(ADDRESS.byteSize() * n);
-                for (int i = 0; i < n; i++) {
-                    MemorySegment dev = devs.getAtIndex(ADDRESS, i);
-                    String name = deviceName(dev);
-                    MemorySegment ctx = open(dev, name);
-                    try {
-                        out.add(new RdmaDevice(name, vnics(ctx)));
-                    } finally {
-                        int rc = (int) lib.closeDevice.invokeExact(ctx);
-                        assert rc == 0;
-                    }
-                }
+                out.add(new RdmaDevice(name, vnics(ctx)));
             } finally {
-                lib.freeDeviceList.invokeExact(list);
+                int rc = (int) lib.closeDevice.invokeExact(ctx);
+                assert rc == 0;
             }
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_get_device_list", t);
-        }
+            return null;
+        });
         return out;
     }
 
     @Override
     public IbvContext openDevice(String deviceName) throws VerbsException {
+        IbvContext opened = forEachDevice("ibv_open_device", dev -> {
+            if (!deviceName.equals(deviceName(dev))) {
+                return null;
+            }
+            MemorySegment ctx = open(dev, deviceName);
+            return new NativeContext(lib, ctx, deviceName, vnics(ctx));
+        });
+        if (opened == null) {
+            throw new VerbsException(VerbsException.ENODEV, "no RDMA device named " + deviceName);
+        }
+        return opened;
+    }
+
+    /** What is done with one {@code struct ibv_device *}: a non-null result ends the walk. */
+    @FunctionalInterface
+    private interface DeviceVisit<T> {
+        T visit(MemorySegment dev) throws Throwable;
+    }
+
+    /** Walks the device list (freed afterwards); the first non-null visit result, else null. */
+    private <T> T forEachDevice(String call, DeviceVisit<T> visit) throws VerbsException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = LibIbverbs.errnoState(arena);
             MemorySegment num = arena.allocate(JAVA_INT);
@@ -95,21 +98,20 @@ public final class IbvVerbsProvider implements VerbsProvider {
                 int n = num.get(JAVA_INT, 0);
                 MemorySegment devs = list.reinterpret(ADDRESS.byteSize() * n);
                 for (int i = 0; i < n; i++) {
-                    MemorySegment dev = devs.getAtIndex(ADDRESS, i);
-                    if (deviceName.equals(deviceName(dev))) {
-                        MemorySegment ctx = open(dev, deviceName);
-                        return new NativeContext(lib, ctx, deviceName, vnics(ctx));
+                    T result = visit.visit(devs.getAtIndex(ADDRESS, i));
+                    if (result != null) {
+                        return result;
                     }
                 }
+                return null;
             } finally {
                 lib.freeDeviceList.invokeExact(list);
             }
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_open_device", t);
+            throw LibIbverbs.unexpected(call, t);
         }
-        throw new VerbsException(VerbsException.ENODEV, "no RDMA device named " + deviceName);
     }
 
     private String deviceName(MemorySegment dev) throws Throwable {

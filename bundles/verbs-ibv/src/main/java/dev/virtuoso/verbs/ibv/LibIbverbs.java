@@ -136,4 +136,36 @@ final class LibIbverbs {
         }
         return new VerbsException(VerbsException.EIO, call + " failed: " + t, t);
     }
+
+    /** A native call that returns a new object, or NULL with errno captured. */
+    @FunctionalInterface
+    interface Creation {
+        MemorySegment call(Arena arena, MemorySegment errno) throws Throwable;
+    }
+
+    /** Runs a creating call (control path): NULL becomes the captured errno as a VerbsException. */
+    static MemorySegment create(String call, Creation creation) throws VerbsException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = errnoState(arena);
+            MemorySegment created = creation.call(arena, errno);
+            if (created.equals(MemorySegment.NULL)) {
+                throw failure(call, errno(errno));
+            }
+            return created;
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(call, t);
+        }
+    }
+
+    /** Calls an {@code int destroy(obj)} function; a failure there is a bug, not a runtime condition. */
+    static void destroy(MethodHandle destroy, MemorySegment object, String call) {
+        try {
+            int rc = (int) destroy.invokeExact(object);
+            assert rc == 0 : rc;
+        } catch (Throwable t) {
+            throw new IllegalStateException(call + " failed", t);
+        }
+    }
 }

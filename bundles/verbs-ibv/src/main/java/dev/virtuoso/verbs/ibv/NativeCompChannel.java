@@ -133,10 +133,7 @@ final class NativeCompChannel implements IbvCompChannel {
         closed = true;
         synchronized (this) {
             try {
-                int rc = (int) context.lib.destroyCompChannel.invokeExact(channel);
-                assert rc == 0 : rc;
-            } catch (Throwable t) {
-                throw new IllegalStateException("ibv_destroy_comp_channel failed", t);
+                LibIbverbs.destroy(context.lib.destroyCompChannel, channel, "ibv_destroy_comp_channel");
             } finally {
                 arena.close();
             }

@@ -14,7 +14,6 @@ import dev.virtuoso.spi.verbs.Vnic;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /** An open device ({@code struct ibv_context}) and the data-path function pointers of its ops. */
@@ -31,8 +30,7 @@ final class NativeContext implements IbvContext {
     private final String deviceName;
     private final List<Vnic> vnics;
     private final VerbsCounters counters;
-    private final List<AutoCloseable> children = new ArrayList<>();
-    private boolean closed;
+    private final OwnedObjects children = new OwnedObjects(VerbsException.ENODEV, "device context closed");
 
     NativeContext(LibIbverbs lib, MemorySegment ctx, String deviceName, List<Vnic> vnics) {
         this.lib = lib;
@@ -87,24 +85,14 @@ final class NativeContext implements IbvContext {
 
     @Override
     public IbvPd allocPd() throws VerbsException {
-        MemorySegment pd;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = LibIbverbs.errnoState(arena);
-            pd = (MemorySegment) lib.allocPd.invokeExact(errno, ctx);
-            if (pd.equals(MemorySegment.NULL)) {
-                throw LibIbverbs.failure("ibv_alloc_pd", LibIbverbs.errno(errno));
-            }
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_alloc_pd", t);
-        }
-        return adopt(new NativePd(this, pd));
+        MemorySegment pd = LibIbverbs.create("ibv_alloc_pd",
+                (arena, errno) -> (MemorySegment) lib.allocPd.invokeExact(errno, ctx));
+        return children.adopt(new NativePd(this, pd));
     }
 
     @Override
     public IbvCompChannel createCompChannel() throws VerbsException {
-        return adopt(NativeCompChannel.create(this));
+        return children.adopt(NativeCompChannel.create(this));
     }
 
     @Override
@@ -112,20 +100,20 @@ final class NativeContext implements IbvContext {
         if (channel != null && !(channel instanceof NativeCompChannel)) {
             throw new VerbsException(VerbsException.EINVAL, "completion channel of another provider");
         }
-        return adopt(NativeCq.create(this, cqe, (NativeCompChannel) channel));
+        return children.adopt(NativeCq.create(this, cqe, (NativeCompChannel) channel));
     }
 
-    private synchronized <T extends AutoCloseable> T adopt(T child) throws VerbsException {
-        if (closed) {
-            try {
-                child.close();
-            } catch (Exception ignored) {
-                // closing a just-created object of a closed context
-            }
-            throw new VerbsException(VerbsException.ENODEV, "device context closed");
+    /** Posts a prepared WR through one of the ops function pointers (data path: no allocation). */
+    void post(MemorySegment fn, MemorySegment queue, WorkRequests.Prepared wr, String call) throws VerbsException {
+        int rc;
+        try {
+            rc = (int) lib.opsPost.invokeExact(fn, queue, wr.wr, wr.badWr);
+        } catch (Throwable t) {
+            throw LibIbverbs.unexpected(call, t);
         }
-        children.add(child);
-        return child;
+        if (rc != 0) {
+            throw LibIbverbs.failure(call, rc);
+        }
     }
 
     @Override
@@ -139,35 +127,9 @@ final class NativeContext implements IbvContext {
      */
     @Override
     public void close() {
-        List<AutoCloseable> all;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            all = new ArrayList<>(children);
-            children.clear();
+        if (!children.closeAll(List.of(NativePd.class, NativeCq.class, NativeCompChannel.class))) {
+            return;
         }
-        closeAll(all, NativePd.class);
-        closeAll(all, NativeCq.class);
-        closeAll(all, NativeCompChannel.class);
-        try {
-            int rc = (int) lib.closeDevice.invokeExact(ctx);
-            assert rc == 0 : rc;
-        } catch (Throwable t) {
-            throw new IllegalStateException("ibv_close_device failed", t);
-        }
-    }
-
-    private static void closeAll(List<AutoCloseable> all, Class<?> type) {
-        for (AutoCloseable c : all) {
-            if (type.isInstance(c)) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    // keep closing the rest; close() of these types throws nothing checked
-                }
-            }
-        }
+        LibIbverbs.destroy(lib.closeDevice, ctx, "ibv_close_device");
     }
 }

@@ -57,23 +57,14 @@ final class NativeCq implements IbvCq {
         if (cqe < 1) {
             throw new VerbsException(VerbsException.EINVAL, "cqe must be >= 1: " + cqe);
         }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment errno = LibIbverbs.errnoState(a);
-            MemorySegment cq = (MemorySegment) context.lib.createCq.invokeExact(errno, context.ctx, cqe,
-                    MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.channel, 0);
-            if (cq.equals(MemorySegment.NULL)) {
-                throw LibIbverbs.failure("ibv_create_cq", LibIbverbs.errno(errno));
-            }
-            NativeCq n = new NativeCq(context, cq, channel);
-            if (channel != null) {
-                channel.attach(n);
-            }
-            return n;
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_create_cq", t);
+        MemorySegment cq = LibIbverbs.create("ibv_create_cq",
+                (arena, errno) -> (MemorySegment) context.lib.createCq.invokeExact(errno, context.ctx, cqe,
+                        MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.channel, 0));
+        NativeCq n = new NativeCq(context, cq, channel);
+        if (channel != null) {
+            channel.attach(n);
         }
+        return n;
     }
 
     @Override
@@ -175,10 +166,7 @@ final class NativeCq implements IbvCq {
             ack(outstanding);
         }
         try {
-            int rc = (int) context.lib.destroyCq.invokeExact(cq);
-            assert rc == 0 : rc;
-        } catch (Throwable t) {
-            throw new IllegalStateException("ibv_destroy_cq failed", t);
+            LibIbverbs.destroy(context.lib.destroyCq, cq, "ibv_destroy_cq");
         } finally {
             arena.close();
         }

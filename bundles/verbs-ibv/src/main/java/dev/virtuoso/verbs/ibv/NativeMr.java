@@ -64,11 +64,6 @@ final class NativeMr implements IbvMr {
             return;
         }
         closed = true;
-        try {
-            int rc = (int) lib.deregMr.invokeExact(mr);
-            assert rc == 0 : rc;
-        } catch (Throwable t) {
-            throw new IllegalStateException("ibv_dereg_mr failed", t);
-        }
+        LibIbverbs.destroy(lib.deregMr, mr, "ibv_dereg_mr");
     }
 }

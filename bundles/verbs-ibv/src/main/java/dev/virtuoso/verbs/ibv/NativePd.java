@@ -10,10 +10,8 @@ import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.VerbsException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 
 /** A protection domain; closing it destroys its QPs, then SRQs, then MRs. */
@@ -23,8 +21,7 @@ final class NativePd implements IbvPd {
 
     final NativeContext context;
     final MemorySegment pd;
-    private final List<AutoCloseable> children = new ArrayList<>();
-    private boolean closed;
+    private final OwnedObjects children = new OwnedObjects(VerbsException.EINVAL, "protection domain closed");
 
     NativePd(NativeContext context, MemorySegment pd) {
         this.context = context;
@@ -41,23 +38,14 @@ final class NativePd implements IbvPd {
         }
         // zero copy: the application's memory itself, position..limit
         MemorySegment memory = MemorySegment.ofBuffer(buffer);
-        MemorySegment mr;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = LibIbverbs.errnoState(arena);
-            mr = (MemorySegment) context.lib.regMr.invokeExact(errno, pd, memory, memory.byteSize(), access);
-            if (mr.equals(MemorySegment.NULL)) {
-                throw LibIbverbs.failure("ibv_reg_mr", LibIbverbs.errno(errno));
-            }
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_reg_mr", t);
-        }
+        MemorySegment mr = LibIbverbs.create("ibv_reg_mr",
+                (arena, errno) -> (MemorySegment) context.lib.regMr.invokeExact(errno, pd, memory, memory.byteSize(),
+                        access));
         MemorySegment m = mr.reinterpret(Structs.MR.byteSize());
         NativeMr r = new NativeMr(context.lib, mr, buffer, memory.address(), (int) memory.byteSize(),
                 m.get(JAVA_INT, Structs.offset(Structs.MR, "lkey")), m.get(JAVA_INT, Structs.offset(Structs.MR, "rkey")),
                 access);
-        return adopt(r);
+        return children.adopt(r);
     }
 
     @Override
@@ -68,8 +56,7 @@ final class NativePd implements IbvPd {
             throw new VerbsException(VerbsException.EINVAL, "SRQ of another provider");
         }
         NativeSrq srq = (NativeSrq) attr.srq();
-        MemorySegment qp;
-        try (Arena arena = Arena.ofConfined()) {
+        MemorySegment qp = LibIbverbs.create("ibv_create_qp", (arena, errno) -> {
             MemorySegment a = arena.allocate(Structs.QP_INIT_ATTR);
             a.set(ADDRESS, Structs.offset(Structs.QP_INIT_ATTR, "send_cq"), send.cq);
             a.set(ADDRESS, Structs.offset(Structs.QP_INIT_ATTR, "recv_cq"), recv.cq);
@@ -83,17 +70,9 @@ final class NativePd implements IbvPd {
             a.set(JAVA_INT, cap + 16, attr.maxInlineData());
             a.set(JAVA_INT, Structs.offset(Structs.QP_INIT_ATTR, "qp_type"), QPT_RC);
             a.set(JAVA_INT, Structs.offset(Structs.QP_INIT_ATTR, "sq_sig_all"), attr.sqSigAll() ? 1 : 0);
-            MemorySegment errno = LibIbverbs.errnoState(arena);
-            qp = (MemorySegment) context.lib.createQp.invokeExact(errno, pd, a);
-            if (qp.equals(MemorySegment.NULL)) {
-                throw LibIbverbs.failure("ibv_create_qp", LibIbverbs.errno(errno));
-            }
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_create_qp", t);
-        }
-        return adopt(new NativeQp(context, qp, Math.max(1, attr.maxSendSge()), Math.max(1, attr.maxRecvSge())));
+            return (MemorySegment) context.lib.createQp.invokeExact(errno, pd, a);
+        });
+        return children.adopt(new NativeQp(context, qp, Math.max(1, attr.maxSendSge()), Math.max(1, attr.maxRecvSge())));
     }
 
     private static NativeCq nativeCq(IbvCq cq) throws VerbsException {
@@ -108,65 +87,21 @@ final class NativePd implements IbvPd {
         if (context.queryDevice().maxSrq() == 0) {
             throw new VerbsException(VerbsException.EOPNOTSUPP, "device " + context.deviceName() + " has no SRQ");
         }
-        MemorySegment srq;
-        try (Arena arena = Arena.ofConfined()) {
+        MemorySegment srq = LibIbverbs.create("ibv_create_srq", (arena, errno) -> {
             MemorySegment a = arena.allocate(Structs.SRQ_INIT_ATTR);
             long off = Structs.offset(Structs.SRQ_INIT_ATTR, "attr");
             a.set(JAVA_INT, off, maxWr);
             a.set(JAVA_INT, off + 4, maxSge);
-            MemorySegment errno = LibIbverbs.errnoState(arena);
-            srq = (MemorySegment) context.lib.createSrq.invokeExact(errno, pd, a);
-            if (srq.equals(MemorySegment.NULL)) {
-                throw LibIbverbs.failure("ibv_create_srq", LibIbverbs.errno(errno));
-            }
-        } catch (VerbsException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LibIbverbs.unexpected("ibv_create_srq", t);
-        }
-        return adopt(new NativeSrq(context, srq, Math.max(1, maxSge)));
-    }
-
-    private synchronized <T extends AutoCloseable> T adopt(T child) throws VerbsException {
-        if (closed) {
-            close(child);
-            throw new VerbsException(VerbsException.EINVAL, "protection domain closed");
-        }
-        children.add(child);
-        return child;
-    }
-
-    private static void close(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception e) {
-            // close() of these types throws nothing checked
-        }
+            return (MemorySegment) context.lib.createSrq.invokeExact(errno, pd, a);
+        });
+        return children.adopt(new NativeSrq(context, srq, Math.max(1, maxSge)));
     }
 
     @Override
     public void close() {
-        List<AutoCloseable> all;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            all = new ArrayList<>(children);
-            children.clear();
+        if (!children.closeAll(List.of(NativeQp.class, NativeSrq.class, NativeMr.class))) {
+            return;
         }
-        for (Class<?> type : List.of(NativeQp.class, NativeSrq.class, NativeMr.class)) {
-            for (AutoCloseable c : all) {
-                if (type.isInstance(c)) {
-                    close(c);
-                }
-            }
-        }
-        try {
-            int rc = (int) context.lib.deallocPd.invokeExact(pd);
-            assert rc == 0 : rc;
-        } catch (Throwable t) {
-            throw new IllegalStateException("ibv_dealloc_pd failed", t);
-        }
+        LibIbverbs.destroy(context.lib.deallocPd, pd, "ibv_dealloc_pd");
     }
 }

@@ -182,15 +182,7 @@ final class NativeQp implements IbvQp {
         checkOpen();
         synchronized (send) {
             send.fill(wr);
-            int rc;
-            try {
-                rc = (int) context.lib.opsPost.invokeExact(context.postSendFn, qp, send.wr, send.badWr);
-            } catch (Throwable t) {
-                throw LibIbverbs.unexpected("ibv_post_send", t);
-            }
-            if (rc != 0) {
-                throw LibIbverbs.failure("ibv_post_send", rc);
-            }
+            context.post(context.postSendFn, qp, send, "ibv_post_send");
         }
     }
 
@@ -199,15 +191,7 @@ final class NativeQp implements IbvQp {
         checkOpen();
         synchronized (recv) {
             recv.fill(wr);
-            int rc;
-            try {
-                rc = (int) context.lib.opsPost.invokeExact(context.postRecvFn, qp, recv.wr, recv.badWr);
-            } catch (Throwable t) {
-                throw LibIbverbs.unexpected("ibv_post_recv", t);
-            }
-            if (rc != 0) {
-                throw LibIbverbs.failure("ibv_post_recv", rc);
-            }
+            context.post(context.postRecvFn, qp, recv, "ibv_post_recv");
         }
     }
 
@@ -233,10 +217,7 @@ final class NativeQp implements IbvQp {
         synchronized (send) {
             synchronized (recv) {
                 try {
-                    int rc = (int) context.lib.destroyQp.invokeExact(qp);
-                    assert rc == 0 : rc;
-                } catch (Throwable t) {
-                    throw new IllegalStateException("ibv_destroy_qp failed", t);
+                    LibIbverbs.destroy(context.lib.destroyQp, qp, "ibv_destroy_qp");
                 } finally {
                     arena.close();
                 }

@@ -27,15 +27,7 @@ final class NativeSrq implements IbvSrq {
         }
         synchronized (recv) {
             recv.fill(wr);
-            int rc;
-            try {
-                rc = (int) context.lib.opsPost.invokeExact(context.postSrqRecvFn, srq, recv.wr, recv.badWr);
-            } catch (Throwable t) {
-                throw LibIbverbs.unexpected("ibv_post_srq_recv", t);
-            }
-            if (rc != 0) {
-                throw LibIbverbs.failure("ibv_post_srq_recv", rc);
-            }
+            context.post(context.postSrqRecvFn, srq, recv, "ibv_post_srq_recv");
         }
     }
 
@@ -49,10 +41,7 @@ final class NativeSrq implements IbvSrq {
         }
         synchronized (recv) {
             try {
-                int rc = (int) context.lib.destroySrq.invokeExact(srq);
-                assert rc == 0 : rc;
-            } catch (Throwable t) {
-                throw new IllegalStateException("ibv_destroy_srq failed", t);
+                LibIbverbs.destroy(context.lib.destroySrq, srq, "ibv_destroy_srq");
             } finally {
                 arena.close();
             }

@@ -11,6 +11,7 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 
 /** Native work requests allocated once per queue and refilled for every post. */
 final class WorkRequests {
@@ -30,23 +31,40 @@ final class WorkRequests {
         };
     }
 
-    private static void checkSges(int n, int max) throws VerbsException {
-        if (n > max) {
-            throw new VerbsException(VerbsException.EINVAL, n + " SGEs exceed the " + max + " the queue was created with");
+    /** A native WR (send or receive) with its SGE array and the bad_wr out-pointer. */
+    abstract static class Prepared {
+        final MemorySegment wr;
+        final MemorySegment badWr;
+        private final MemorySegment sges;
+        private final int maxSge;
+
+        Prepared(Arena arena, StructLayout layout, int maxSge) {
+            this.maxSge = maxSge;
+            wr = arena.allocate(layout);
+            sges = arena.allocate(Structs.SGE, maxSge);
+            badWr = arena.allocate(ADDRESS);
+            wr.set(ADDRESS, Structs.offset(layout, "sg_list"), sges);
+            wr.set(ADDRESS, Structs.offset(layout, "next"), MemorySegment.NULL);
+        }
+
+        final void checkSges(int n) throws VerbsException {
+            if (n > maxSge) {
+                throw new VerbsException(VerbsException.EINVAL,
+                        n + " SGEs exceed the " + maxSge + " the queue was created with");
+            }
+        }
+
+        final void putSge(int i, IbvSge s) {
+            long base = i * SGE_SIZE;
+            sges.set(JAVA_LONG, base, s.addr());
+            sges.set(JAVA_INT, base + 8, s.length());
+            sges.set(JAVA_INT, base + 12, s.lkey());
         }
     }
 
-    private static void putSge(MemorySegment sges, int i, IbvSge s) {
-        long base = i * SGE_SIZE;
-        sges.set(JAVA_LONG, base, s.addr());
-        sges.set(JAVA_INT, base + 8, s.length());
-        sges.set(JAVA_INT, base + 12, s.lkey());
-    }
-
     /** A send WR with its SGE array and the bad_wr out-pointer. */
-    static final class Send {
+    static final class Send extends Prepared {
         private static final long WR_ID = Structs.offset(Structs.SEND_WR, "wr_id");
-        private static final long SG_LIST = Structs.offset(Structs.SEND_WR, "sg_list");
         private static final long NUM_SGE = Structs.offset(Structs.SEND_WR, "num_sge");
         private static final long OPCODE = Structs.offset(Structs.SEND_WR, "opcode");
         private static final long FLAGS = Structs.offset(Structs.SEND_WR, "send_flags");
@@ -54,24 +72,14 @@ final class WorkRequests {
         private static final long REMOTE_ADDR = Structs.offset(Structs.SEND_WR, "wr", "rdma", "remote_addr");
         private static final long RKEY = Structs.offset(Structs.SEND_WR, "wr", "rdma", "rkey");
 
-        final MemorySegment wr;
-        final MemorySegment badWr;
-        private final MemorySegment sges;
-        private final int maxSge;
-
         Send(Arena arena, int maxSge) {
-            this.maxSge = maxSge;
-            wr = arena.allocate(Structs.SEND_WR);
-            sges = arena.allocate(Structs.SGE, maxSge);
-            badWr = arena.allocate(ADDRESS);
-            wr.set(ADDRESS, SG_LIST, sges);
-            wr.set(ADDRESS, Structs.offset(Structs.SEND_WR, "next"), MemorySegment.NULL);
+            super(arena, Structs.SEND_WR, maxSge);
         }
 
         void fill(IbvSendWr w) throws VerbsException {
-            checkSges(w.numSge(), maxSge);
+            checkSges(w.numSge());
             for (int i = 0; i < w.numSge(); i++) {
-                putSge(sges, i, w.sge(i));
+                putSge(i, w.sge(i));
             }
             wr.set(JAVA_LONG, WR_ID, w.wrId());
             wr.set(JAVA_INT, NUM_SGE, w.numSge());
@@ -85,28 +93,18 @@ final class WorkRequests {
     }
 
     /** A receive WR with its SGE array and the bad_wr out-pointer (QP and SRQ alike). */
-    static final class Recv {
+    static final class Recv extends Prepared {
         private static final long WR_ID = Structs.offset(Structs.RECV_WR, "wr_id");
         private static final long NUM_SGE = Structs.offset(Structs.RECV_WR, "num_sge");
 
-        final MemorySegment wr;
-        final MemorySegment badWr;
-        private final MemorySegment sges;
-        private final int maxSge;
-
         Recv(Arena arena, int maxSge) {
-            this.maxSge = maxSge;
-            wr = arena.allocate(Structs.RECV_WR);
-            sges = arena.allocate(Structs.SGE, maxSge);
-            badWr = arena.allocate(ADDRESS);
-            wr.set(ADDRESS, Structs.offset(Structs.RECV_WR, "sg_list"), sges);
-            wr.set(ADDRESS, Structs.offset(Structs.RECV_WR, "next"), MemorySegment.NULL);
+            super(arena, Structs.RECV_WR, maxSge);
         }
 
         void fill(IbvRecvWr w) throws VerbsException {
-            checkSges(w.numSge(), maxSge);
+            checkSges(w.numSge());
             for (int i = 0; i < w.numSge(); i++) {
-                putSge(sges, i, w.sge(i));
+                putSge(i, w.sge(i));
             }
             wr.set(JAVA_LONG, WR_ID, w.wrId());
             wr.set(JAVA_INT, NUM_SGE, w.numSge());

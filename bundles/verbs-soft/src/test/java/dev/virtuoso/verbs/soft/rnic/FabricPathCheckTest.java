@@ -12,11 +12,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
-import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsCounter;
-import dev.virtuoso.verbs.conformance.ConformanceEnvironment;
 import dev.virtuoso.verbs.conformance.Mem;
 import dev.virtuoso.verbs.conformance.QpPair;
 import dev.virtuoso.verbs.conformance.QpSettings;
@@ -54,32 +52,7 @@ class FabricPathCheckTest {
         network.link("m", "b", LinkSpec.UNLIMITED);
         provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").fabric(network, "a").build(),
                 SoftRnicConfig.builder("b").fabric(network, "b").build());
-        rig = new Rig(new ConformanceEnvironment() {
-            @Override
-            public String name() {
-                return "soft/fabric-three-hosts";
-            }
-
-            @Override
-            public IbvContext openA() throws Exception {
-                return provider.openDevice("a");
-            }
-
-            @Override
-            public IbvContext openB() throws Exception {
-                return provider.openDevice("b");
-            }
-
-            @Override
-            public boolean setLossRate(double probability) {
-                return false;
-            }
-
-            @Override
-            public void close() {
-                // tearDown closes provider and network
-            }
-        }, 9);
+        rig = new Rig(new TwoHostEnvironment("soft/fabric-three-hosts", provider, null), 9);
     }
 
     @AfterEach

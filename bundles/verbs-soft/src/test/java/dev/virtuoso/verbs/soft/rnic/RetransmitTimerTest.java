@@ -10,22 +10,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
-import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsCounter;
-import dev.virtuoso.verbs.conformance.ConformanceEnvironment;
 import dev.virtuoso.verbs.conformance.Mem;
 import dev.virtuoso.verbs.conformance.QpPair;
 import dev.virtuoso.verbs.conformance.QpSettings;
 import dev.virtuoso.verbs.conformance.Rig;
-import dev.virtuoso.verbs.soft.SoftRnicConfig;
-import dev.virtuoso.verbs.soft.SoftVerbsProvider;
-import dev.virtuoso.verbs.soft.fabric.FabricLink;
-import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
-import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 
 /**
  * The requester's retransmit timer against a stalled engine thread: a timeout is declared only
@@ -43,33 +36,24 @@ class RetransmitTimerTest {
     private static final int ALL = IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE
             | IbvAccess.REMOTE_READ;
 
-    private FabricNetwork network;
-    private SoftVerbsProvider provider;
+    private ScriptedFabric fabric;
     private ScriptedWire wireA;
     private ScriptedWire wireB;
     private Rig rig;
 
     @BeforeEach
     void setUp() throws Exception {
-        network = new FabricNetwork("timer", 7);
-        network.addHost("a", "10.0.0.1");
-        network.addHost("b", "10.0.0.2");
-        FabricLink link = network.link("a", "b", LinkSpec.UNLIMITED);
-        provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").addressLiterals("10.0.0.1")
-                        .wire(name -> wireA = new ScriptedWire(network.wire("a"))).build(),
-                SoftRnicConfig.builder("b").addressLiterals("10.0.0.2")
-                        .wire(name -> wireB = new ScriptedWire(network.wire("b"))).build());
-        rig = new Rig(new Environment(link), 3);
+        fabric = new ScriptedFabric("timer", 7, 3);
+        rig = fabric.rig;
+        wireA = fabric.wireA();
+        wireB = fabric.wireB();
     }
 
     @AfterEach
     void tearDown() {
-        if (rig != null) {
-            rig.close();
+        if (fabric != null) {
+            fabric.close();
         }
-        provider.close();
-        network.close();
     }
 
     @Test
@@ -205,50 +189,5 @@ class RetransmitTimerTest {
     private static void assertNoRetransmission(IbvQp qp) {
         assertEquals(0, qp.counters().get(VerbsCounter.RETRANSMIT_TIMEOUTS), "timeouts");
         assertEquals(0, qp.counters().get(VerbsCounter.RETRANSMITTED_PACKETS), "resent packets");
-    }
-
-    /** A and B of the provider above, for the conformance rig. */
-    private final class Environment implements ConformanceEnvironment {
-        private final FabricLink link;
-
-        Environment(FabricLink link) {
-            this.link = link;
-        }
-
-        @Override
-        public String name() {
-            return "soft/scripted-fabric";
-        }
-
-        @Override
-        public IbvContext openA() throws Exception {
-            return provider.openDevice("a");
-        }
-
-        @Override
-        public IbvContext openB() throws Exception {
-            return provider.openDevice("b");
-        }
-
-        @Override
-        public boolean setLossRate(double probability) {
-            link.configure(link.spec().withLoss(probability));
-            return true;
-        }
-
-        @Override
-        public void vanish(IbvContext b) {
-            link.down();
-        }
-
-        @Override
-        public void restore() {
-            link.up();
-        }
-
-        @Override
-        public void close() {
-            // the test's tearDown closes provider and network
-        }
     }
 }

@@ -10,22 +10,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
-import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpState;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsCounter;
-import dev.virtuoso.verbs.conformance.ConformanceEnvironment;
 import dev.virtuoso.verbs.conformance.Mem;
 import dev.virtuoso.verbs.conformance.QpPair;
 import dev.virtuoso.verbs.conformance.QpSettings;
 import dev.virtuoso.verbs.conformance.Rig;
-import dev.virtuoso.verbs.soft.SoftRnicConfig;
-import dev.virtuoso.verbs.soft.SoftVerbsProvider;
-import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
-import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 
 /**
  * IBA transport rules the soft RNIC once got wrong, on a lossless fabric with scripted losses and
@@ -40,33 +34,22 @@ class TransportSemanticsTest {
     private static final int PAIRS = 20;
     private static final int SIZE = 64 * 1024;
 
-    private FabricNetwork network;
-    private SoftVerbsProvider provider;
-    private ScriptedWire wireA;
+    private ScriptedFabric fabric;
     private ScriptedWire wireB;
     private Rig rig;
 
     @BeforeEach
     void setUp() throws Exception {
-        network = new FabricNetwork("semantics", 11);
-        network.addHost("a", "10.0.0.1");
-        network.addHost("b", "10.0.0.2");
-        network.link("a", "b", LinkSpec.UNLIMITED);
-        provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").addressLiterals("10.0.0.1")
-                        .wire(name -> wireA = new ScriptedWire(network.wire("a"))).build(),
-                SoftRnicConfig.builder("b").addressLiterals("10.0.0.2")
-                        .wire(name -> wireB = new ScriptedWire(network.wire("b"))).build());
-        rig = new Rig(new Environment(), 5);
+        fabric = new ScriptedFabric("semantics", 11, 5);
+        rig = fabric.rig;
+        wireB = fabric.wireB();
     }
 
     @AfterEach
     void tearDown() {
-        if (rig != null) {
-            rig.close();
+        if (fabric != null) {
+            fabric.close();
         }
-        provider.close();
-        network.close();
     }
 
     @Test
@@ -165,43 +148,5 @@ class TransportSemanticsTest {
         assertEquals(1, qb.counters().get(VerbsCounter.READ_RESOURCES_EXCEEDED));
         assertEquals(1, qb.counters().get(VerbsCounter.NAK_INVALID_SENT));
         assertEquals(IbvQpState.ERR, qb.state());
-    }
-
-    /** A and B of the provider above, for the conformance rig. */
-    private final class Environment implements ConformanceEnvironment {
-        @Override
-        public String name() {
-            return "soft/scripted-fabric";
-        }
-
-        @Override
-        public IbvContext openA() throws Exception {
-            return provider.openDevice("a");
-        }
-
-        @Override
-        public IbvContext openB() throws Exception {
-            return provider.openDevice("b");
-        }
-
-        @Override
-        public boolean setLossRate(double probability) {
-            return false;
-        }
-
-        @Override
-        public void vanish(IbvContext b) {
-            throw new UnsupportedOperationException("not used here");
-        }
-
-        @Override
-        public void restore() {
-            // nothing vanished
-        }
-
-        @Override
-        public void close() {
-            // the test's tearDown closes provider and network
-        }
     }
 }

@@ -34,14 +34,15 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * A doorbell must never be lost: posting threads publish a WR and then look whether the engine is
  * parked; the engine marks itself parked and then looks for published WRs. If both looked before
  * the other's write was visible, the WR would wait for the engine's park timeout. Here the
- * engines never spin and park for up to 5 s, several threads post one WR at a time and wait for
+ * engines never spin and park for up to 30 s, several threads post one WR at a time and wait for
  * its completion; every WR must complete in well under the park timeout.
  */
 class DoorbellWakeupStressTest {
     private static final int THREADS = 4;
     private static final int POSTS_PER_THREAD = 5000;
-    private static final long PARK_NANOS = 5_000_000_000L;
-    private static final long BOUND_NANOS = 1_000_000_000L;
+    private static final long PARK_NANOS = 30_000_000_000L;
+    // far below the park timeout, far above the scheduling delays of a loaded 2-core machine
+    private static final long BOUND_NANOS = 5_000_000_000L;
 
     @Test
     void everyPostIsTakenUpWithoutWaitingForTheParkTimeout() throws Exception {

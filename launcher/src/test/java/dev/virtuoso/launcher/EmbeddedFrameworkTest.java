@@ -63,10 +63,10 @@ class EmbeddedFrameworkTest {
 
     @Test
     void aPolicyBundleTheLauncherInstalledUpdatesInPlace() throws Exception {
-        BundleIndex index = BundleIndex.read(Main.bundlesDir());
-        List<BundleEntry> bundles = FeaturesLoader.load().bundlesFor(Subcommand.DEMO.features());
+        StagedBundles staged = new StagedBundles(Main.bundlesDir());
+        List<FeatureBundle> bundles = Features.load().bundlesFor(Subcommand.DEMO.features());
         try (EmbeddedFramework fw = EmbeddedFramework.start(Map.of(), false)) {
-            Bundle single = fw.installAndStart(bundles, index).stream()
+            Bundle single = fw.installAndStart(bundles, staged).stream()
                     .filter(b -> "dev.virtuoso.policy.lb.single".equals(b.getSymbolicName())).findFirst().orElseThrow();
             assertTrue(single.getLocation().startsWith("file:"), single.getLocation());
             long modified = single.getLastModified();

@@ -73,18 +73,35 @@ class PolicyRegistryTest {
         assertEquals(Set.of("fixed"), r.congestionAvoidanceNames());
     }
 
+    /** Records what a connection would hear. */
+    private static final class Heard implements PolicyRegistry.Listener {
+        final List<Object> gone = new ArrayList<>();
+        final List<String> added = new ArrayList<>();
+
+        @Override
+        public void policyGone(Object policy) {
+            gone.add(policy);
+        }
+
+        @Override
+        public void policyAdded(String name) {
+            added.add(name);
+        }
+    }
+
     @Test
     void listenersHearOnlyOfTheRegisteredInstanceLeaving() {
         PolicyRegistry r = new PolicyRegistry();
-        List<Object> gone = new ArrayList<>();
-        PolicyRegistry.Listener l = gone::add;
-        r.listen(l);
+        Heard h = new Heard();
+        List<Object> gone = h.gone;
+        r.listen(h);
         Lb first = new Lb("rr");
         Lb second = new Lb("rr");
         Ca ca = new Ca("fixed");
         r.add("rr", first);
         r.add("rr", second);
         r.add("fixed", ca);
+        assertEquals(List.of("rr", "rr", "fixed"), h.added, "every registration is news");
         r.remove("rr", first);
         assertEquals(List.of(), gone, "a replaced instance leaving is not news");
         assertSame(second, r.loadBalancer("rr"));
@@ -95,9 +112,10 @@ class PolicyRegistryTest {
         r.remove("fixed", ca);
         assertEquals(List.of(second, ca), gone);
         assertNull(r.loadBalancer("rr"));
-        r.unlisten(l);
+        r.unlisten(h);
         r.add("x", new Ca("x"));
         r.remove("x", r.congestionAvoidance("x"));
         assertEquals(2, gone.size(), "no longer listening");
+        assertEquals(3, h.added.size(), "no longer listening");
     }
 }

@@ -31,6 +31,7 @@ import dev.virtuoso.qpmanager.internal.bootstrap.PeerLimits;
 import dev.virtuoso.qpmanager.internal.engine.BootstrapLimits;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
 import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
+import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
 import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
 import dev.virtuoso.reassembler.Reassembler;
 import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
@@ -50,7 +51,9 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * connections using its monitors move back to the core's own path view before the unbind returns
  * (bounded by {@value #MONITOR_DETACH_TIMEOUT_MILLIS} ms). The configuration also sets the
  * bootstrap's limits and a shared-secret file used when the options carry no secret (see
- * docs/security.md).
+ * docs/security.md). The component owns the {@link EngineGroup} whose agents serve every
+ * connection ({@code engineAgents} threads named {@code virtuoso-engine-<n>}); deactivation
+ * disconnects the connections, then stops the agents within {@code engineStopMillis}.
  */
 @Component(service = MultipathConnector.class, configurationPid = ConnectorComponent.PID)
 @Designate(ocd = ConnectorComponent.Config.class)
@@ -82,6 +85,14 @@ public final class ConnectorComponent implements MultipathConnector {
 
         @AttributeDefinition(description = "Control-channel silence after which the peer is gone, ms", min = "2")
         long livenessMillis() default 10_000;
+
+        @AttributeDefinition(description = "Engine agents (threads) serving all connections; 0: the machine's "
+                + "processors, at most 4. Read when the component activates")
+        int engineAgents() default 0;
+
+        @AttributeDefinition(description = "Longest wait for the engine agents to stop when the component "
+                + "deactivates, ms", min = "1")
+        long engineStopMillis() default 5000;
 
         @AttributeDefinition(description = "Publish established connections as MultipathConnection services")
         boolean publishConnections() default true;
@@ -138,6 +149,8 @@ public final class ConnectorComponent implements MultipathConnector {
     private Reassembler reassembler;
 
     private volatile Connector connector;
+    private EngineGroup engines;
+    private long engineStopMillis;
     private volatile PathMonitorFactory monitors;
     private volatile byte[] secret;
     private ConnectionPublisher publisher;
@@ -166,9 +179,20 @@ public final class ConnectorComponent implements MultipathConnector {
                 c.heartbeatMillis(), c.livenessMillis());
     }
 
+    /** @return the configured number of engine agents, or the machine's default for 0 */
+    static int engineAgents(Config c) {
+        if (c.engineAgents() < 0) {
+            throw new IllegalArgumentException("engineAgents of " + PID + " must be 0 (default) or more: "
+                    + c.engineAgents());
+        }
+        return c.engineAgents() == 0 ? EngineGroup.defaultSize() : c.engineAgents();
+    }
+
     @Activate
     void activate(Config config, BundleContext context) {
-        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings(config));
+        engines = new EngineGroup(engineAgents(config));
+        engineStopMillis = config.engineStopMillis();
+        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings(config), engines);
         c.bootstrapLimits(bootstrapLimits(config));
         secret = secret(config);
         c.pathMonitors(monitors);
@@ -195,9 +219,14 @@ public final class ConnectorComponent implements MultipathConnector {
 
     @Deactivate
     void deactivate() {
-        connector.close();
-        if (publisher != null) {
-            publisher.close();
+        try {
+            connector.close();
+        } finally {
+            // the connections are gone (or failed to leave in time): stop the agents, bounded
+            engines.close(engineStopMillis);
+            if (publisher != null) {
+                publisher.close();
+            }
         }
     }
 

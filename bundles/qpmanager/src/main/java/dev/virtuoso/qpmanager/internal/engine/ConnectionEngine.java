@@ -1,11 +1,15 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.api.Access;
 import dev.virtuoso.api.ConnectOptions;
@@ -13,37 +17,54 @@ import dev.virtuoso.api.ConnectionState;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.PathStats;
+import dev.virtuoso.decomposer.Decomposer;
 import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.decomposer.DecompositionConfig;
+import dev.virtuoso.decomposer.DecompositionWiring;
 import dev.virtuoso.decomposer.MessageCompletionSink;
 import dev.virtuoso.decomposer.MessageSpec;
 import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.pathmonitor.api.PathMonitor;
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.qpmanager.internal.bootstrap.Fields;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyException;
 import dev.virtuoso.reassembler.ReceiveCompletionSink;
 import dev.virtuoso.reassembler.SendTarget;
-import dev.virtuoso.spi.verbs.IbvCq;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.VerbsException;
 
 /**
- * The engine of one connection, on its own thread ({@code virtuoso-conn-<id>}): it alone touches
- * the QPs, the shared CQ, the decomposition, the reassembly and the policy sessions. Each duty
- * cycle takes commands, control frames and new MP work requests, polls the CQ, places chunks and
- * delivers completions; when idle it arms the CQ's completion channel and parks (a companion
- * thread, {@code virtuoso-cqev-<id>}, waits on the channel and unparks it).
+ * The engine of one connection: it alone touches the QPs, the shared CQ, the decomposition, the
+ * reassembly and the policy sessions, always on the thread of the {@link EngineAgent} it was
+ * assigned to ({@code virtuoso-engine-<n>}), which serves many connections. Each duty cycle takes
+ * commands, control frames and new MP work requests, polls the CQ, places chunks and delivers
+ * completions. When it has had nothing to do for a few cycles the agent arms its CQ (on the
+ * agent's shared completion channel) and stops running it until it is woken (completion event,
+ * request, command, control bytes) or its timer is due; {@link #timer} says when: soon while work
+ * is in flight or a path protocol runs, at the drain deadline while closing, and otherwise never
+ * (or, with a path monitor, at the monitor's housekeeping interval).
+ *
+ * <p>Everything the connection consists of is created here, in the constructor, in one place.
  */
-final class ConnectionEngine implements Runnable {
-    /** Park while recently busy; timers (drain deadline, failover, path repair) are checked after it. */
-    private static final long SHORT_PARK_NANOS = 1_000_000;
-    /** Park of a connection idle for a while: bounds the timers' granularity and idle wake-ups. */
-    private static final long LONG_PARK_NANOS = 10_000_000;
-    private static final int SHORT_PARKS = 16;
-    private static final int SPINS = 16;
-    private static final int YIELDS = 8;
+final class ConnectionEngine {
+    /** Timer of a connection with work in flight or a path protocol running (failover, repair, drain). */
+    static final long BUSY_TICK_NANOS = 1_000_000;
+    /** Timer of an otherwise quiet connection with a path monitor (its periodic probes, cooldowns). */
+    static final long HOUSEKEEPING_NANOS = 1_000_000_000L;
     private static final int BATCH = 256;
+    private static final VarHandle QUEUED;
+
+    static {
+        try {
+            QUEUED = MethodHandles.lookup().findVarHandle(ConnectionEngine.class, "queued", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** A task run on the engine thread. */
     interface Command {
@@ -55,6 +76,7 @@ final class ConnectionEngine implements Runnable {
         void closed(MpConnection c);
     }
 
+    private final EngineAgent agent;
     private final MpConnection conn;
     private final VerbsResources res;
     private final Reassembly reassembly;
@@ -77,36 +99,74 @@ final class ConnectionEngine implements Runnable {
     private final ReceiveCompletionSink recvSink;
     private final CountDownLatch finished = new CountDownLatch(1);
     private final PolicyRegistry.Listener policyListener;
-    private Thread thread;
-    private Thread cqThread;
-    private volatile boolean parked;
+    /** True while the agent runs this engine or has it in its wake-up queue (set by CAS when woken). */
+    private volatile boolean queued;
+    /** The CQ is armed for one event; cleared by the event. */
     private volatile boolean armed;
-    private volatile boolean cqRunning = true;
+    private volatile boolean ended;
     private volatile boolean closeRequested;
     private volatile long closeDeadline;
     private volatile List<PathStats> finalStats = List.of();
+    // ---- the agent's bookkeeping of this engine (agent thread only)
+    boolean running;
+    boolean timed;
+    int idleCycles;
+    long timerAt;
+    // ---- engine state
     private boolean peerDisconnected;
+    private boolean controlBlocked;
     private String fatal;
-    private int idleRounds;
-    private int parks;
     private long unknownCompletions;
 
-    ConnectionEngine(MpConnection conn, VerbsResources res, Reassembly reassembly, Decomposition decomposition,
-            PathTable table, PathManager paths, PolicyBinder policies, PathMonitorLink monitor, PolicyRegistry registry,
-            ControlChannel channel, ControlWriter writer, Observer observer) {
-        this.conn = conn;
-        this.res = res;
-        this.reassembly = reassembly;
-        this.decomposition = decomposition;
-        this.table = table;
-        this.paths = paths;
-        this.policies = policies;
-        this.monitor = monitor;
+    /**
+     * Assembles the connection from what its set-up produced: control channel, path manager, path
+     * monitor link, decomposition, policy sessions and the application's {@link MpConnection}.
+     *
+     * @param s the set-up (its resources are handed over by the caller once this returns)
+     * @param peerScratch the peer's probe scratch region
+     * @param socket the control channel's socket (owned by the connection from now on)
+     * @param leftover bytes read past the handshake (flipped)
+     * @param remote the peer's bootstrap address
+     * @param monitor the connection's path monitor, or {@code null}
+     * @param factory the factory that created {@code monitor}, or {@code null}
+     * @throws IOException if the control channel cannot be set up (nothing else was created)
+     */
+    ConnectionEngine(Setup s, ScratchRegion peerScratch, SocketChannel socket, ByteBuffer leftover,
+            InetSocketAddress remote, Decomposer decomposer, PolicyRegistry registry, PathMonitor monitor,
+            PathMonitorFactory factory, Observer observer) throws IOException {
+        CoreSettings cs = s.settings;
+        this.agent = s.agent;
+        this.options = s.options;
+        this.res = s.res;
+        this.reassembly = s.reassembly;
+        this.writer = s.writer;
         this.registry = registry;
-        this.channel = channel;
-        this.writer = writer;
-        this.options = conn.options();
         this.observer = observer;
+        this.channel = new ControlChannel(s.id, socket, leftover, this::wake,
+                TimeUnit.MILLISECONDS.toNanos(cs.heartbeatMillis()), TimeUnit.MILLISECONDS.toNanos(cs.livenessMillis()));
+        try {
+            this.conn = new MpConnection(s.id, remote, options, this, res);
+            this.table = new PathTable(cs.maxPaths());
+            this.paths = new PathManager(res, reassembly, table, writer, options, cs, s.locals(), s.client);
+            this.monitor = new PathMonitorLink(s.id, table, paths, s.scratch, peerScratch, monitor, factory, writer,
+                    s.client);
+            paths.events(this.monitor);
+            for (PathSlot slot : s.slots) {
+                paths.addEstablished(slot);
+            }
+            this.decomposition = decomposer.newDecomposition(
+                    new DecompositionConfig(s.id, options.maxOutstanding(), cs.maxPaths() * cs.sendQueueDepth(),
+                            options.splitThreshold(), options.chunkSize(), cs.builtinChunksPerPath(),
+                            options.failoverTimeout().toNanos()),
+                    new DecompositionWiring(table, paths, sink(conn, reassembly), this.monitor, this.monitor.view()));
+            paths.decomposition(decomposition);
+            this.policies = new PolicyBinder(registry, options, s.id, decomposition, this.monitor.view());
+            this.monitor.attach(decomposition, policies);
+            writer.attach(channel);
+        } catch (RuntimeException e) {
+            channel.close();
+            throw e;
+        }
         this.pendingSends = new PendingSends(options.maxOutstanding());
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new IbvWc();
@@ -136,17 +196,28 @@ final class ConnectionEngine implements Runnable {
         };
     }
 
+    /** Starts the policy sessions, the control channel and service by the agent. */
     void start() {
-        // sessions are created here, before the engine thread starts (which publishes them to it)
+        // sessions are created here, before the agent first runs the engine (adding it publishes them)
         policies.start();
         registry.listen(policyListener);
-        thread = new Thread(this, "virtuoso-conn-" + conn.id());
-        thread.setDaemon(true);
-        cqThread = new Thread(this::awaitEvents, "virtuoso-cqev-" + conn.id());
-        cqThread.setDaemon(true);
-        thread.start();
-        cqThread.start();
+        res.listen(this);
         channel.start();
+        queued = true;
+        agent.add(this);
+    }
+
+    MpConnection connection() {
+        return conn;
+    }
+
+    /** @return the thread that runs this engine (its agent's), or {@code null} before the agent started */
+    Thread thread() {
+        return agent.thread();
+    }
+
+    EngineAgent agent() {
+        return agent;
     }
 
     // ---------------------------------------------------------------- accessors for commands
@@ -194,18 +265,28 @@ final class ConnectionEngine implements Runnable {
         wake();
     }
 
+    /**
+     * Any thread, after publishing something for the engine (request, command, control bytes):
+     * makes the agent run the engine if it is quiet. Allocation-free; cheap while it runs.
+     */
     void wake() {
-        if (parked) {
-            LockSupport.unpark(thread);
+        // the caller's publication must be visible before the flag is read (the agent clears the
+        // flag, then looks for work: one of the two sides sees the other)
+        VarHandle.fullFence();
+        if (!queued && QUEUED.compareAndSet(this, false, true)) {
+            agent.schedule(this);
         }
     }
 
-    /** Wakes the engine whether or not it is parked (control channel events). */
+    /** Wakes the engine (control channel events, monitor detach): same as {@link #wake()}. */
     void wakeAlways() {
-        Thread t = thread;
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
+        wake();
+    }
+
+    /** The shared completion channel reported this engine's CQ (the one-shot arming is spent). */
+    void completionEvent() {
+        armed = false;
+        wake();
     }
 
     void requestClose(long drainNanos) {
@@ -214,11 +295,11 @@ final class ConnectionEngine implements Runnable {
             closeRequested = true;
         }
         conn.stopPosting(ConnectionState.CLOSING);
-        LockSupport.unpark(thread);
+        wake();
     }
 
     void join(long millis) {
-        if (Thread.currentThread() == thread) {
+        if (Thread.currentThread() == agent.thread()) {
             return;
         }
         try {
@@ -228,56 +309,116 @@ final class ConnectionEngine implements Runnable {
         }
     }
 
-    private void awaitEvents() {
-        while (cqRunning) {
-            try {
-                IbvCq fired = res.channel.getCqEvent(100, TimeUnit.MILLISECONDS);
-                if (fired != null) {
-                    fired.ackCqEvents(1);
-                    armed = false;
-                    LockSupport.unpark(thread);
-                }
-            } catch (VerbsException | RuntimeException e) {
-                return;
-            } catch (InterruptedException e) {
-                return;
-            }
+    // ---------------------------------------------------------------- agent bookkeeping (agent thread)
+
+    boolean queued() {
+        return queued;
+    }
+
+    boolean ended() {
+        return ended;
+    }
+
+    /** @return true if the CQ was armed now (poll once more before going quiet), false if it already was */
+    boolean armCq() {
+        if (armed) {
+            return false;
+        }
+        armed = true;
+        try {
+            res.cq.reqNotifyCq(false);
+        } catch (VerbsException e) {
+            fatal = "cannot arm the completion queue: " + e.getMessage();
+        }
+        return true;
+    }
+
+    /**
+     * The agent stops running this engine unless work arrived meanwhile.
+     *
+     * @return true if the engine is quiet now (a later {@link #wake()} schedules it again)
+     */
+    boolean quiet() {
+        queued = false;
+        VarHandle.fullFence();
+        if (hasWork()) {
+            // stays running; if another thread set the flag meanwhile, it queued this engine as well
+            QUEUED.compareAndSet(this, false, true);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * @param now the agent's clock
+     * @return when a quiet engine must run again without an event, or {@link Long#MAX_VALUE} for never
+     */
+    long timer(long now) {
+        long t = Long.MAX_VALUE;
+        if (closeRequested) {
+            t = closeDeadline;
+        }
+        if (decomposition.messagesInProgress() > 0 || decomposition.chunksInFlight() > 0 || !pendingSends.isEmpty()
+                || controlBlocked || paths.timersPending() || monitor.timersPending()) {
+            t = Math.min(t, now + BUSY_TICK_NANOS);
+        } else if (monitor.monitored()) {
+            t = Math.min(t, now + HOUSEKEEPING_NANOS);
+        }
+        return t;
+    }
+
+    /** Agent thread, when the group stops with this connection still open: fails it, releasing everything. */
+    void abort(String reason) {
+        if (ended) {
+            return;
+        }
+        try {
+            teardown(ConnectionState.FAILED, reason, false);
+        } catch (RuntimeException e) {
+            // releasing the other connections matters more
         }
     }
 
     // ---------------------------------------------------------------- duty cycle
 
-    @Override
-    public void run() {
+    /**
+     * One duty cycle (agent thread). Ends the connection when it is over, failed or the engine
+     * itself failed; a failure never leaves this method (the agent serves other connections).
+     *
+     * @return work done (0 when idle)
+     */
+    int duty() {
+        if (ended) {
+            return 0;
+        }
         try {
-            while (true) {
-                long now = System.nanoTime();
-                decomposition.tick(now);
-                int work = monitor.tick(now);
-                work += runCommands();
-                work += readControl();
-                work += takeRequests();
-                work += pollCq();
-                work += monitor.probe();
-                work += startSends();
-                work += decomposition.schedule();
-                work += reassembly.deliver(recvSink);
-                work += reassembly.duty();
-                work += paths.duty(now);
-                if (writer.takeWrote()) {
-                    channel.flush();
-                }
-                if (ended(now)) {
-                    return;
-                }
-                idle(work);
+            long now = System.nanoTime();
+            decomposition.tick(now);
+            int work = monitor.tick(now);
+            work += runCommands();
+            work += readControl();
+            work += takeRequests();
+            work += pollCq();
+            work += monitor.probe();
+            work += startSends();
+            work += decomposition.schedule();
+            work += reassembly.deliver(recvSink);
+            work += reassembly.duty();
+            work += paths.duty(now);
+            if (writer.takeWrote()) {
+                channel.flush();
             }
+            controlBlocked = writer.takeRefused();
+            if (ended(now)) {
+                return work + 1;
+            }
+            return work;
         } catch (Throwable t) {
             fatal = "engine failure: " + t;
-            teardown(ConnectionState.FAILED, fatal, true);
-            if (t instanceof Error err) {
-                throw err;
+            if (!ended) {
+                teardown(ConnectionState.FAILED, fatal, true);
             }
+            return 1;
         }
     }
 
@@ -429,42 +570,9 @@ final class ConnectionEngine implements Runnable {
         return total;
     }
 
-    private void idle(int work) {
-        if (work > 0) {
-            idleRounds = 0;
-            parks = 0;
-            return;
-        }
-        idleRounds++;
-        if (idleRounds <= SPINS) {
-            Thread.onSpinWait();
-            return;
-        }
-        if (idleRounds <= SPINS + YIELDS) {
-            Thread.yield();
-            return;
-        }
-        if (!armed) {
-            // armed before the request so an event that fires at once is not lost; poll again before parking
-            armed = true;
-            try {
-                res.cq.reqNotifyCq(false);
-            } catch (VerbsException e) {
-                fatal = "cannot arm the completion queue: " + e.getMessage();
-            }
-            return;
-        }
-        parked = true;
-        if (!hasWork()) {
-            LockSupport.parkNanos(this, parks++ < SHORT_PARKS ? SHORT_PARK_NANOS : LONG_PARK_NANOS);
-        }
-        parked = false;
-        idleRounds = SPINS;
-    }
-
     private boolean hasWork() {
         return conn.requests.peek() != null || !commands.isEmpty() || channel.inbound.readable() > 0
-                || channel.state() != ControlChannel.OPEN || closeRequested || monitor.detachPending();
+                || channel.state() != ControlChannel.OPEN || monitor.detachPending();
     }
 
     // ---------------------------------------------------------------- ending
@@ -537,15 +645,7 @@ final class ConnectionEngine implements Runnable {
         closeQuietly(monitor);
         closeQuietly(reassembly);
         conn.closeRegions();
-        cqRunning = false;
         res.close();
-        if (cqThread != null && cqThread != Thread.currentThread()) {
-            try {
-                cqThread.join(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
         conn.state(end, reason);
         try {
             // deregister before waking join(): Connector.close() must not return while a closed
@@ -554,6 +654,8 @@ final class ConnectionEngine implements Runnable {
                 observer.closed(conn);
             }
         } finally {
+            ended = true;
+            agent.unassign();
             finished.countDown();
         }
     }

@@ -24,9 +24,6 @@ import dev.virtuoso.api.MultipathListener;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
 import dev.virtuoso.decomposer.Decomposer;
-import dev.virtuoso.decomposer.Decomposition;
-import dev.virtuoso.decomposer.DecompositionConfig;
-import dev.virtuoso.decomposer.DecompositionWiring;
 import dev.virtuoso.decomposer.PathTable;
 import dev.virtuoso.pathmonitor.api.PathMonitor;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
@@ -60,6 +57,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private final Reassembler reassembler;
     private final PolicyRegistry registry;
     private final String idPrefix;
+    private final EngineGroup engines;
+    private final boolean ownsEngines;
     private final AtomicLong nextId = new AtomicLong();
     private final Map<MpConnection, VerbsProvider> connections = new ConcurrentHashMap<>();
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
@@ -81,6 +80,22 @@ public final class Connector implements MultipathConnector, AutoCloseable {
      */
     public Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
             PolicyRegistry registry, CoreSettings settings) {
+        this(providers, decomposer, reassembler, registry, settings, new EngineGroup(EngineGroup.defaultSize()), true);
+    }
+
+    /**
+     * A connector whose connections are served by {@code engines}, which its caller owns (and stops
+     * after closing this connector).
+     */
+    public Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
+            PolicyRegistry registry, CoreSettings settings, EngineGroup engines) {
+        this(providers, decomposer, reassembler, registry, settings, engines, false);
+    }
+
+    private Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
+            PolicyRegistry registry, CoreSettings settings, EngineGroup engines, boolean ownsEngines) {
+        this.engines = engines;
+        this.ownsEngines = ownsEngines;
         this.providers = providers;
         this.decomposer = decomposer;
         this.reassembler = reassembler;
@@ -225,8 +240,13 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         return idPrefix + "-" + nextId.incrementAndGet();
     }
 
+    /** @return the engine agents serving this connector's connections */
+    public EngineGroup engines() {
+        return engines;
+    }
+
     private void checkOpen() throws VirtuosoException {
-        if (closed) {
+        if (closed || engines.isClosed()) {
             throw new VirtuosoException(Reason.CLOSED, "connector is closed");
         }
     }
@@ -236,7 +256,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         checkOpen();
         PolicyBinder.check(registry, options);
         VerbsProvider provider = provider(options);
-        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null);
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null, engines.assign());
         setup.client = true;
         try {
             BootstrapLimits limits = bootstrap;
@@ -312,7 +332,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         } catch (IOException e) {
             throw new VirtuosoException(Reason.IO, "cannot set up accepted connection: " + e.getMessage(), e);
         }
-        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals);
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals, engines.assign());
         try {
             Handshake.Result hr = Handshake.server(fc, options.sharedSecret(), options.handshakeTimeout(),
                     deadlineNanos, peerLimits, admission, setup);
@@ -328,7 +348,6 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private MpConnection establish(Setup s, Handshake.Result hr, InetSocketAddress remote, VerbsProvider provider)
             throws VirtuosoException {
         ConnectOptions o = s.options;
-        CoreSettings cs = s.settings;
         PathMonitorFactory factory = monitors;
         PathMonitor monitor = null;
         if (factory != null) {
@@ -358,49 +377,30 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             throw new VirtuosoException(Reason.IO, "cannot keep the control channel: " + e.getMessage(), e);
         }
         leftover.flip();
-        MpConnection conn = new MpConnection(s.id, remote, o);
-        PathTable table = new PathTable(cs.maxPaths());
-        PathManager paths = new PathManager(s.res, s.reassembly, table, s.writer, o, cs, s.locals(), s.client);
-        PathMonitorLink link = new PathMonitorLink(s.id, table, paths, s.scratch, hr.peer().scratch(), monitor,
-                factory, s.writer, s.client);
-        paths.events(link);
-        for (PathSlot slot : s.slots) {
-            paths.addEstablished(slot);
-        }
-        int maxChunks = cs.maxPaths() * cs.sendQueueDepth();
-        Decomposition d = decomposer.newDecomposition(
-                new DecompositionConfig(s.id, o.maxOutstanding(), maxChunks, o.splitThreshold(), o.chunkSize(),
-                        cs.builtinChunksPerPath(), o.failoverTimeout().toNanos()),
-                new DecompositionWiring(table, paths, ConnectionEngine.sink(conn, s.reassembly), link, link.view()));
-        paths.decomposition(d);
-        PolicyBinder policies = new PolicyBinder(registry, o, s.id, d, link.view());
-        link.attach(d, policies);
-        ConnectionEngine[] engine = new ConnectionEngine[1];
-        ControlChannel channel;
+        ConnectionEngine engine;
         try {
-            channel = new ControlChannel(s.id, socket, leftover, () -> engine[0].wakeAlways(),
-                    TimeUnit.MILLISECONDS.toNanos(cs.heartbeatMillis()), TimeUnit.MILLISECONDS.toNanos(cs.livenessMillis()));
-        } catch (IOException e) {
+            engine = new ConnectionEngine(s, hr.peer().scratch(), socket, leftover, remote, decomposer, registry, monitor,
+                    factory, this::closed);
+        } catch (IOException | RuntimeException e) {
             try {
                 socket.close();
             } catch (IOException ignored) {
                 // failing anyway
             }
             closeQuietly(monitor);
-            d.close();
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
             throw new VirtuosoException(Reason.IO, "cannot start the control channel: " + e.getMessage(), e);
         }
-        s.writer.attach(channel);
-        engine[0] = new ConnectionEngine(conn, s.res, s.reassembly, d, table, paths, policies, link, registry,
-                channel, s.writer, this::closed);
-        conn.attach(engine[0], s.res);
+        MpConnection conn = engine.connection();
         s.handOver();
         connections.put(conn, provider);
         if (factory != null && monitors != factory) {
             // the factory went away during the set-up, after pathMonitorsGone looked at the connections
-            link.requestDetach(factory);
+            engine.monitor().requestDetach(factory);
         }
-        engine[0].start();
+        engine.start();
         Observer obs = observer;
         if (obs != null) {
             obs.established(conn);
@@ -458,6 +458,9 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         }
         for (MpConnection c : connections.keySet()) {
             c.engine().join(5000);
+        }
+        if (ownsEngines) {
+            engines.close();
         }
     }
 }

@@ -15,6 +15,7 @@ final class ControlWriter implements ReassemblyOutbox {
     private final ByteBuffer body;
     private ControlChannel channel;
     private boolean wrote;
+    private boolean refused;
 
     ControlWriter() {
         frame.position(Protocol.HEADER_BYTES);
@@ -33,6 +34,7 @@ final class ControlWriter implements ReassemblyOutbox {
         }
         int room = channel.outbound.free() - Protocol.HEADER_BYTES;
         if (room < MIN_BODY_BYTES) {
+            refused = true;
             return null;
         }
         body.clear().limit(Math.min(Protocol.MAX_CONTROL_BODY, room));
@@ -54,6 +56,13 @@ final class ControlWriter implements ReassemblyOutbox {
             throw new IllegalStateException("claimed room vanished");
         }
         wrote = true;
+    }
+
+    /** @return true if a claim found the ring full since the last call (the writer retries on a timer) */
+    boolean takeRefused() {
+        boolean r = refused;
+        refused = false;
+        return r;
     }
 
     /** @return true if frames were written since the last call */

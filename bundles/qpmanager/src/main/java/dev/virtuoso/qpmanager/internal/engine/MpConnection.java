@@ -31,7 +31,8 @@ import dev.virtuoso.spi.verbs.VerbsException;
 /**
  * The application's side of a multipath connection: validates and hands MP work requests to the
  * engine through a lock-free ring, and hands completions back through another. Everything else is
- * done by the {@link ConnectionEngine} thread.
+ * done by its {@link ConnectionEngine}, on the thread of the engine agent serving it. Created by
+ * that engine, with it.
  */
 public final class MpConnection implements MultipathConnection {
     private static final long COMMAND_TIMEOUT_MILLIS = 10_000;
@@ -49,22 +50,20 @@ public final class MpConnection implements MultipathConnection {
     private volatile int waiters;
     private volatile ConnectionState state = ConnectionState.ESTABLISHED;
     private volatile String endReason;
-    private ConnectionEngine engine;
-    private VerbsResources res;
+    private final ConnectionEngine engine;
+    private final VerbsResources res;
 
-    MpConnection(String id, InetSocketAddress remoteBootstrap, ConnectOptions options) {
+    MpConnection(String id, InetSocketAddress remoteBootstrap, ConnectOptions options, ConnectionEngine engine,
+            VerbsResources res) {
         this.id = id;
+        this.engine = engine;
+        this.res = res;
         this.remoteBootstrap = remoteBootstrap;
         this.options = options;
         this.requests = new RequestRing(2 * options.maxOutstanding());
         this.completions = new CompletionRing(2 * options.maxOutstanding());
         this.sendPermits = new AtomicInteger(options.maxOutstanding());
         this.recvPermits = new AtomicInteger(options.maxOutstanding());
-    }
-
-    void attach(ConnectionEngine e, VerbsResources r) {
-        engine = e;
-        res = r;
     }
 
     ConnectOptions options() {

@@ -514,6 +514,24 @@ final class PathManager implements ChunkTransport {
         return null;
     }
 
+    /**
+     * @return true while {@link #duty} has a timer running (an addition, a removal, a repair): the
+     *     engine then keeps ticking the connection; otherwise it may sleep until an event
+     */
+    boolean timersPending() {
+        if (!pendingAdds.isEmpty() || !joining.isEmpty()) {
+            return true;
+        }
+        for (int p = 0; p < table.pathCount(); p++) {
+            PathSlot s = byId[p];
+            if (s != null && !s.destroyed && (s.removing || s.repairQp != null || s.awaitingReady
+                    || table.state(p) == PathState.RECOVERING)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Timeouts of additions, progress of removals, repairs of failed paths. @return actions taken */
     int duty(long now) {
         int work = repairDuty(now);

@@ -194,6 +194,14 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         return detachRequested && detached.getCount() > 0;
     }
 
+    /**
+     * @return true while the link needs ticks without other events: the connect-time probe
+     *     stagger is not over, probe WRITEs are in flight, or a detach waits
+     */
+    boolean timersPending() {
+        return stagger != Stagger.DONE || probes.inUse() > 0 || detachPending();
+    }
+
     // ---------------------------------------------------------------- duty cycle
 
     /**

@@ -40,6 +40,8 @@ final class Setup implements PathSetup, AutoCloseable {
     final List<PathSlot> slots = new ArrayList<>();
     private final VerbsProvider provider;
     private final Reassembler reassembler;
+    /** The engine agent that will serve the connection; its device context is used. */
+    final EngineAgent agent;
     private final ReceiveParams params;
     private List<InetAddress> locals;
     /** Size of the probe scratch region each side registers. */
@@ -50,12 +52,15 @@ final class Setup implements PathSetup, AutoCloseable {
     IbvMr scratch;
     Reassembly reassembly;
     private boolean handedOver;
+    private boolean closed;
     /** Whether this side connected (the client) or accepted. */
     boolean client;
 
+    /** @param agent counted as serving this connection from now on; uncounted by {@link #close()} unless handed over */
     Setup(String id, ConnectOptions options, CoreSettings settings, VerbsProvider provider, Reassembler reassembler,
-            List<InetAddress> locals) {
+            List<InetAddress> locals, EngineAgent agent) {
         this.id = id;
+        this.agent = agent;
         this.options = options;
         this.settings = settings;
         this.provider = provider;
@@ -81,7 +86,7 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         int slotCqes = options.smallMessageSlots();
         int sendCqes = settings.maxPaths() * settings.sendQueueDepth() + 64;
-        res = VerbsResources.open(provider, options.device(),
+        res = VerbsResources.open(agent, provider, options.device(),
                 device -> sendCqes + (device.maxSrq() == 0 ? settings.maxPaths() * slotCqes : slotCqes));
         if (locals == null) {
             locals = localAddresses(res.addresses(), options);
@@ -204,11 +209,13 @@ final class Setup implements PathSetup, AutoCloseable {
         handedOver = true;
     }
 
+    /** Releases everything unless handed over; idempotent. */
     @Override
     public void close() {
-        if (handedOver) {
+        if (handedOver || closed) {
             return;
         }
+        closed = true;
         for (PathSlot s : slots) {
             s.destroy();
         }
@@ -221,5 +228,6 @@ final class Setup implements PathSetup, AutoCloseable {
         if (res != null) {
             res.close();
         }
+        agent.unassign();
     }
 }

@@ -7,7 +7,6 @@ import java.util.function.ToIntFunction;
 
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
-import dev.virtuoso.spi.verbs.IbvCompChannel;
 import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvCq;
 import dev.virtuoso.spi.verbs.IbvDeviceAttr;
@@ -17,47 +16,54 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
 import dev.virtuoso.spi.verbs.Vnic;
 
 /**
- * One connection's device context with its single protection domain, completion channel and
- * shared completion queue. Closing the context releases everything created through it.
+ * One connection's verbs resources: its own protection domain and shared completion queue, on the
+ * device context its engine agent shares among its connections (so every CQ of the agent reports
+ * on one completion channel). Closing releases the PD (with every QP, SRQ and region still in it)
+ * and the CQ, then the connection's reference to the shared device.
  */
 final class VerbsResources implements AutoCloseable {
     final IbvContext context;
     final IbvPd pd;
-    final IbvCompChannel channel;
     final IbvCq cq;
     /** The device's capabilities: what the connection may use (e.g. SRQs) is decided from them. */
     final IbvDeviceAttr device;
+    private final EngineAgent agent;
+    private final SharedDevice shared;
+    private boolean closed;
 
-    private VerbsResources(IbvContext context, IbvDeviceAttr device, IbvPd pd, IbvCompChannel channel, IbvCq cq) {
-        this.context = context;
-        this.device = device;
+    private VerbsResources(EngineAgent agent, SharedDevice shared, IbvPd pd, IbvCq cq) {
+        this.agent = agent;
+        this.shared = shared;
+        this.context = shared.context;
+        this.device = shared.attributes;
         this.pd = pd;
-        this.channel = channel;
         this.cq = cq;
     }
 
     /**
+     * @param agent the engine agent that will serve the connection (its device context is used)
      * @param cqEntries the CQ size for the device's capabilities
      */
-    static VerbsResources open(VerbsProvider provider, String device, ToIntFunction<IbvDeviceAttr> cqEntries)
-            throws VirtuosoException {
-        IbvContext ctx;
+    static VerbsResources open(EngineAgent agent, VerbsProvider provider, String device,
+            ToIntFunction<IbvDeviceAttr> cqEntries) throws VirtuosoException {
+        SharedDevice shared = agent.acquireDevice(provider, device);
+        IbvPd pd = null;
         try {
-            ctx = provider.openDevice(device);
-        } catch (VerbsException e) {
-            throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, "cannot open device "
-                    + (device == null ? "(first)" : device) + " of provider " + provider.name() + ": " + e.getMessage(), e);
-        }
-        try {
-            IbvDeviceAttr attr = ctx.queryDevice();
-            IbvPd pd = ctx.allocPd();
-            IbvCompChannel ch = ctx.createCompChannel();
-            IbvCq cq = ctx.createCq(cqEntries.applyAsInt(attr), ch);
-            return new VerbsResources(ctx, attr, pd, ch, cq);
+            pd = shared.context.allocPd();
+            IbvCq cq = shared.context.createCq(cqEntries.applyAsInt(shared.attributes), shared.channel);
+            return new VerbsResources(agent, shared, pd, cq);
         } catch (VerbsException | RuntimeException e) {
-            ctx.close();
+            if (pd != null) {
+                pd.close();
+            }
+            agent.releaseDevice(shared);
             throw new VirtuosoException(Reason.VERBS, "cannot allocate PD/CQ: " + e.getMessage(), e);
         }
+    }
+
+    /** Completion events of this CQ wake {@code engine} from now on. */
+    void listen(ConnectionEngine engine) {
+        shared.listen(cq, engine);
     }
 
     /** @return the vNIC with this address, or {@code null} */
@@ -78,8 +84,16 @@ final class VerbsResources implements AutoCloseable {
         return out;
     }
 
+    /** Idempotent; the PD goes first so its QPs flush into a CQ that still exists. */
     @Override
-    public void close() {
-        context.close();
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        shared.forget(cq);
+        pd.close();
+        cq.close();
+        agent.releaseDevice(shared);
     }
 }

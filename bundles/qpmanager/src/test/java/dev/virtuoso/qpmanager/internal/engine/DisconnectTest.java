@@ -1,5 +1,6 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,7 +20,7 @@ import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.VirtuosoException;
 
-/** Disconnect drains or flushes, tells the peer and releases every thread. */
+/** Disconnect drains or flushes, tells the peer and releases every thread and resource of the connection. */
 class DisconnectTest {
 
     private static Set<String> threadsOf(MultipathConnection c) {
@@ -44,8 +45,9 @@ class DisconnectTest {
     void disconnectUnderLoadFlushesTheRestAndReleasesEverything() throws Exception {
         try (Fabric f = new Fabric("rate=200m", "rate=200m")) {
             Pair p = new Pair(f.connect(Fabric.options(), Fabric.options()), 8 << 20);
-            assertEquals(Set.of("virtuoso-conn-" + p.client.id(), "virtuoso-ctrl-" + p.client.id(),
-                    "virtuoso-cqev-" + p.client.id()), threadsOf(p.client));
+            // the engine and its CQ events run on the engine group's shared threads, not the connection's
+            assertEquals(Set.of("virtuoso-ctrl-" + p.client.id()), threadsOf(p.client));
+            assertTrue(((MpConnection) p.client).engine().thread().getName().startsWith("virtuoso-engine-"));
             for (int i = 0; i < 8; i++) {
                 p.server.postRecv(100 + i, p.serverMr, 0, 8 << 20);
             }
@@ -85,6 +87,8 @@ class DisconnectTest {
             assertEquals(8, recvs, "the peer's receives complete (placed or flushed)");
             assertEquals(Set.of(), threadsOf(p.server));
             assertTrue(f.connector.connections().isEmpty());
+            assertArrayEquals(new int[f.connector.engines().size()], f.connector.engines().loads(),
+                    "no agent serves a connection any more");
         }
     }
 

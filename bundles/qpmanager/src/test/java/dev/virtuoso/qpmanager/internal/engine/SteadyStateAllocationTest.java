@@ -20,13 +20,13 @@ class SteadyStateAllocationTest {
                 t.getId());
     }
 
-    private static Thread engineThread(String id) {
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().equals("virtuoso-conn-" + id)) {
-                return t;
-            }
+    /** The engine agent's thread serving the connection (it serves others as well). */
+    private static Thread engineThread(dev.virtuoso.api.MultipathConnection c) {
+        Thread t = ((MpConnection) c).engine().thread();
+        if (t == null || !t.getName().startsWith("virtuoso-engine-")) {
+            throw new AssertionError("no engine thread for " + c.id() + ": " + t);
         }
-        throw new AssertionError("no engine thread for " + id);
+        return t;
     }
 
     private static void round(Pair p, MpCompletion c, int n) throws Exception {
@@ -69,8 +69,8 @@ class SteadyStateAllocationTest {
             Pair p = new Pair(f.connect(Fabric.options().chunkSize(64 * 1024), Fabric.options()), 1 << 20);
             MpCompletion c = new MpCompletion();
             round(p, c, 300);
-            Thread clientEngine = engineThread(p.client.id());
-            Thread serverEngine = engineThread(p.server.id());
+            Thread clientEngine = engineThread(p.client);
+            Thread serverEngine = engineThread(p.server);
             long e0 = allocated(clientEngine);
             long s0 = allocated(serverEngine);
             long me0 = allocated(Thread.currentThread());

@@ -1,0 +1,302 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+
+/**
+ * One engine agent ({@code virtuoso-engine-<n>}): serves many connections, each of whose
+ * {@link ConnectionEngine} it alone runs. A connection is <em>running</em> while it has work or had
+ * some a few duty cycles ago; then it arms its CQ (on the agent's shared completion channel) and
+ * goes <em>quiet</em>: it is not looked at again until something wakes it (a completion event, a
+ * posted request, a command, control bytes) or its own timer is due (drain deadline, a path timer,
+ * the monitor's housekeeping). With every connection quiet the agent parks until the nearest timer.
+ *
+ * <p>Other threads wake a connection through {@link #schedule}: a lock-free many-to-one queue of
+ * engines (each queued at most once), so waking allocates nothing.
+ */
+final class EngineAgent implements Agent {
+    /** Idle duty cycles after which a running connection arms its CQ and then goes quiet. */
+    static final int QUIET_AFTER_CYCLES = 24;
+    /** Longest park of an agent with no timer at all. */
+    static final long MAX_SLEEP_NANOS = 1_000_000_000L;
+    private static final int WAKE_QUEUE = 4096;
+
+    private final int index;
+    private final String name;
+    private final ManyToOneConcurrentArrayQueue<ConnectionEngine> woken = new ManyToOneConcurrentArrayQueue<>(
+            WAKE_QUEUE);
+    private final ConcurrentLinkedQueue<ConnectionEngine> added = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger load = new AtomicInteger();
+    /** Guarded by itself. */
+    private final Map<String, SharedDevice> devices = new HashMap<>();
+    private volatile boolean overflow;
+    private volatile boolean sleeping;
+    private volatile boolean stopping;
+    private volatile Thread thread;
+    // ---- agent thread only
+    private final List<ConnectionEngine> all = new ArrayList<>();
+    private final List<ConnectionEngine> running = new ArrayList<>();
+    private final List<ConnectionEngine> timed = new ArrayList<>();
+    private long nextTimer = Long.MAX_VALUE;
+
+    EngineAgent(int index) {
+        this.index = index;
+        this.name = "virtuoso-engine-" + index;
+    }
+
+    @Override
+    public String roleName() {
+        return name;
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** @return connections assigned (being set up or established) */
+    int load() {
+        return load.get();
+    }
+
+    /** A connection set-up starts on this agent. */
+    void assign() {
+        load.incrementAndGet();
+    }
+
+    /** A connection assigned here failed to set up or released everything. */
+    void unassign() {
+        load.decrementAndGet();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    // ---------------------------------------------------------------- devices
+
+    /** @return this agent's shared context of the device, opened on first use; release it once */
+    SharedDevice acquireDevice(VerbsProvider provider, String device) throws VirtuosoException {
+        String key = System.identityHashCode(provider) + "/" + provider.name() + "/" + device;
+        synchronized (devices) {
+            SharedDevice d = devices.get(key);
+            if (d == null) {
+                d = SharedDevice.open(provider, device, "virtuoso-cqev-" + index + "-"
+                        + (device == null ? "default" : device));
+                devices.put(key, d);
+            }
+            d.references++;
+            return d;
+        }
+    }
+
+    void releaseDevice(SharedDevice d) {
+        synchronized (devices) {
+            if (--d.references > 0) {
+                return;
+            }
+            devices.values().remove(d);
+        }
+        d.close();
+    }
+
+    /** @return devices open now (tests) */
+    int openDevices() {
+        synchronized (devices) {
+            return devices.size();
+        }
+    }
+
+    // ---------------------------------------------------------------- other threads
+
+    /** Any thread: a new connection, run from the next duty cycle on. */
+    void add(ConnectionEngine e) {
+        added.add(e);
+        unpark();
+    }
+
+    /** Any thread, once per wake-up of a quiet connection (the engine's flag makes it once). */
+    void schedule(ConnectionEngine e) {
+        if (!woken.offer(e)) {
+            overflow = true;
+        }
+        unpark();
+    }
+
+    private void unpark() {
+        if (sleeping) {
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    /** Any thread: the agent stops at its next duty cycle (see {@link EngineGroup#close}). */
+    void stop() {
+        stopping = true;
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- agent thread
+
+    @Override
+    public void onStart() {
+        thread = Thread.currentThread();
+    }
+
+    @Override
+    public int doWork() {
+        if (stopping) {
+            throw new AgentTerminationException("engine group closing");
+        }
+        long now = System.nanoTime();
+        int work = intake();
+        if (now - nextTimer >= 0) {
+            work += timers(now);
+        }
+        for (int i = running.size() - 1; i >= 0; i--) {
+            ConnectionEngine e = running.get(i);
+            int w = e.duty();
+            if (e.ended()) {
+                removeAt(running, i).running = false;
+                all.remove(e);
+                work++;
+            } else if (w > 0) {
+                e.idleCycles = 0;
+                work += w;
+            } else if (++e.idleCycles >= QUIET_AFTER_CYCLES) {
+                if (e.armCq()) {
+                    // armed now: poll once more before going quiet so an event that fired meanwhile is not lost
+                    e.idleCycles = QUIET_AFTER_CYCLES - 1;
+                } else if (e.quiet()) {
+                    removeAt(running, i).running = false;
+                    long at = e.timer(now);
+                    if (at != Long.MAX_VALUE) {
+                        e.timerAt = at;
+                        if (!e.timed) {
+                            e.timed = true;
+                            timed.add(e);
+                        }
+                        nextTimer = Math.min(nextTimer, at);
+                    }
+                } else {
+                    e.idleCycles = 0;
+                }
+            }
+        }
+        return work;
+    }
+
+    private int intake() {
+        int n = 0;
+        ConnectionEngine e;
+        while ((e = added.poll()) != null) {
+            all.add(e);
+            activate(e);
+            n++;
+        }
+        while ((e = woken.poll()) != null) {
+            activate(e);
+            n++;
+        }
+        if (overflow) {
+            overflow = false;
+            for (ConnectionEngine c : all) {
+                if (c.queued()) {
+                    activate(c);
+                }
+            }
+        }
+        return n;
+    }
+
+    private void activate(ConnectionEngine e) {
+        if (!e.running && !e.ended()) {
+            e.running = true;
+            e.idleCycles = 0;
+            running.add(e);
+        }
+    }
+
+    private int timers(long now) {
+        int n = 0;
+        nextTimer = Long.MAX_VALUE;
+        for (int i = timed.size() - 1; i >= 0; i--) {
+            ConnectionEngine e = timed.get(i);
+            if (e.running || e.ended()) {
+                removeAt(timed, i).timed = false;
+            } else if (now - e.timerAt >= 0) {
+                removeAt(timed, i).timed = false;
+                activate(e);
+                n++;
+            } else {
+                nextTimer = Math.min(nextTimer, e.timerAt);
+            }
+        }
+        return n;
+    }
+
+    private static ConnectionEngine removeAt(List<ConnectionEngine> l, int i) {
+        ConnectionEngine e = l.get(i);
+        int last = l.size() - 1;
+        l.set(i, l.get(last));
+        l.remove(last);
+        return e;
+    }
+
+    /** Agent thread, from the idle strategy: true while some connection is running (do not sleep). */
+    boolean busy() {
+        return !running.isEmpty();
+    }
+
+    /** Agent thread, from the idle strategy: parks until woken or the nearest timer. */
+    void sleep() {
+        long wait = Math.min(nextTimer - System.nanoTime(), MAX_SLEEP_NANOS);
+        if (wait <= 0) {
+            return;
+        }
+        sleeping = true;
+        if (woken.isEmpty() && added.isEmpty() && !overflow && !stopping) {
+            LockSupport.parkNanos(this, wait);
+        }
+        sleeping = false;
+    }
+
+    /** Agent thread, after the runner stopped: fails what is left (normally nothing). */
+    @Override
+    public void onClose() {
+        ConnectionEngine e;
+        while ((e = added.poll()) != null) {
+            all.add(e);
+        }
+        for (ConnectionEngine c : all) {
+            c.abort("engine group stopped");
+        }
+        all.clear();
+        running.clear();
+        timed.clear();
+        List<SharedDevice> left;
+        synchronized (devices) {
+            left = new ArrayList<>(devices.values());
+            devices.clear();
+        }
+        for (SharedDevice d : left) {
+            d.close();
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.agrona.concurrent.AgentRunner;
+
+/**
+ * A fixed set of engine agents serving every connection of a connector (Aeron's agents, Netty's
+ * event loop group): the number of engine threads does not grow with the number of connections.
+ * A new connection goes to the least loaded agent (ties: round robin) and stays there; that agent's
+ * thread alone touches its state. Each agent runs on an Agrona {@link AgentRunner} with its own
+ * thread {@code virtuoso-engine-<n>}; the group's owner stops them with {@link #close(long)}.
+ */
+public final class EngineGroup implements AutoCloseable {
+    /** Agents when none are configured: the machine's processors, at most 4. */
+    public static int defaultSize() {
+        return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 4));
+    }
+
+    private static final System.Logger LOG = System.getLogger(EngineGroup.class.getName());
+    private static final long DEFAULT_CLOSE_MILLIS = 5000;
+
+    private final EngineAgent[] agents;
+    private final AgentRunner[] runners;
+    private final AtomicInteger nextTie = new AtomicInteger();
+    private final AtomicLong errors = new AtomicLong();
+    private volatile boolean closed;
+
+    /** @param size number of agents (threads), at least 1 */
+    public EngineGroup(int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("an engine group needs at least one agent: " + size);
+        }
+        agents = new EngineAgent[size];
+        runners = new AgentRunner[size];
+        for (int i = 0; i < size; i++) {
+            agents[i] = new EngineAgent(i);
+            runners[i] = new AgentRunner(new EngineIdleStrategy(agents[i]), this::error, null, agents[i]);
+        }
+        for (int i = 0; i < size; i++) {
+            EngineAgent a = agents[i];
+            AgentRunner.startOnThread(runners[i], r -> {
+                Thread t = new Thread(r, a.roleName());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+    }
+
+    private void error(Throwable t) {
+        // a connection's own failures end that connection inside its duty cycle; this is the agent's
+        errors.incrementAndGet();
+        LOG.log(System.Logger.Level.ERROR, "engine agent failure", t);
+    }
+
+    /** @return the number of agents */
+    public int size() {
+        return agents.length;
+    }
+
+    /** @return failures of the agents themselves (not of their connections); 0 normally */
+    public long agentErrors() {
+        return errors.get();
+    }
+
+    /** @return the agents' threads that are alive now (the CQ event threads not included) */
+    public List<Thread> threads() {
+        List<Thread> out = new ArrayList<>();
+        for (AgentRunner r : runners) {
+            Thread t = r.thread();
+            if (t != null && t != AgentRunner.TOMBSTONE && t.isAlive()) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** @return connections per agent, in agent order */
+    public int[] loads() {
+        int[] out = new int[agents.length];
+        for (int i = 0; i < agents.length; i++) {
+            out[i] = agents[i].load();
+        }
+        return out;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Picks the agent of a new connection (least loaded, ties round robin) and counts it there. */
+    EngineAgent assign() {
+        int start = Math.floorMod(nextTie.getAndIncrement(), agents.length);
+        EngineAgent best = null;
+        for (int k = 0; k < agents.length; k++) {
+            EngineAgent a = agents[(start + k) % agents.length];
+            if (best == null || a.load() < best.load()) {
+                best = a;
+            }
+        }
+        best.assign();
+        return best;
+    }
+
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_MILLIS);
+    }
+
+    /**
+     * Stops every agent: each fails the connections it still serves (normally none: the connector
+     * disconnects them first) and closes its devices. Waits at most {@code timeoutMillis} for all
+     * threads together, then interrupts the ones left.
+     *
+     * @return true if every agent thread ended within the timeout
+     */
+    public boolean close(long timeoutMillis) {
+        closed = true;
+        for (EngineAgent a : agents) {
+            a.stop();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        boolean all = true;
+        for (int i = 0; i < agents.length; i++) {
+            Thread t = runners[i].thread();
+            if (t != null && t != AgentRunner.TOMBSTONE && t != Thread.currentThread()) {
+                try {
+                    t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (t.isAlive()) {
+                    all = false;
+                    LOG.log(System.Logger.Level.WARNING, t.getName() + " did not stop within " + timeoutMillis
+                            + " ms; interrupting it");
+                    t.interrupt();
+                    continue;
+                }
+            }
+            runners[i].close();
+            agents[i].onClose(); // idempotent: releases what the runner left, if anything
+        }
+        return all;
+    }
+}

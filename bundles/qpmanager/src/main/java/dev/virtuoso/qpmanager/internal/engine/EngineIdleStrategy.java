@@ -1,0 +1,53 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * How an engine agent idles: while a connection is running (had work a few cycles ago) it spins,
+ * then yields, as Agrona's backoff strategy does, so a busy data path is not delayed; once every
+ * connection is quiet it parks until a wake-up or the nearest timer ({@link EngineAgent#sleep}),
+ * so quiet connections cost no CPU.
+ */
+final class EngineIdleStrategy implements IdleStrategy {
+    private static final int SPINS = 16;
+
+    private final EngineAgent agent;
+    private int idleCycles;
+
+    EngineIdleStrategy(EngineAgent agent) {
+        this.agent = agent;
+    }
+
+    @Override
+    public void idle(int workCount) {
+        if (workCount > 0) {
+            idleCycles = 0;
+            return;
+        }
+        idle();
+    }
+
+    @Override
+    public void idle() {
+        if (agent.busy()) {
+            if (idleCycles++ < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+            return;
+        }
+        idleCycles = 0;
+        agent.sleep();
+    }
+
+    @Override
+    public void reset() {
+        idleCycles = 0;
+    }
+
+    @Override
+    public String alias() {
+        return "virtuoso-engine";
+    }
+}

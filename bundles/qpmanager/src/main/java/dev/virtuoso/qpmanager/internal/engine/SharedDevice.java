@@ -1,0 +1,107 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.api.VirtuosoException.Reason;
+import dev.virtuoso.spi.verbs.IbvCompChannel;
+import dev.virtuoso.spi.verbs.IbvContext;
+import dev.virtuoso.spi.verbs.IbvCq;
+import dev.virtuoso.spi.verbs.IbvDeviceAttr;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.spi.verbs.VerbsProvider;
+
+/**
+ * One device opened by one engine agent and shared by all of that agent's connections on it: one
+ * context and one completion channel, on which every connection's CQ reports (verbs lets many CQs
+ * of a context share a channel). Its thread ({@code virtuoso-cqev-<agent>-<device>}) waits on the
+ * channel and wakes the connection whose CQ fired. Counted: the last connection to release it
+ * closes it, so an agent without connections holds no device and no event thread.
+ */
+final class SharedDevice {
+    /** Longest wait on the channel; closing the channel wakes the waiter at once anyway. */
+    private static final long EVENT_WAIT_MILLIS = 1000;
+
+    final IbvContext context;
+    final IbvCompChannel channel;
+    final IbvDeviceAttr attributes;
+    private final Map<IbvCq, ConnectionEngine> byCq = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+    /** Guarded by the agent's device table. */
+    int references;
+
+    private SharedDevice(IbvContext context, IbvCompChannel channel, IbvDeviceAttr attributes, String threadName) {
+        this.context = context;
+        this.channel = channel;
+        this.attributes = attributes;
+        this.thread = new Thread(this::awaitEvents, threadName);
+        thread.setDaemon(true);
+    }
+
+    static SharedDevice open(VerbsProvider provider, String device, String threadName) throws VirtuosoException {
+        IbvContext ctx;
+        try {
+            ctx = provider.openDevice(device);
+        } catch (VerbsException e) {
+            throw new VirtuosoException(Reason.PROVIDER_UNAVAILABLE, "cannot open device "
+                    + (device == null ? "(first)" : device) + " of provider " + provider.name() + ": "
+                    + e.getMessage(), e);
+        }
+        try {
+            SharedDevice d = new SharedDevice(ctx, ctx.createCompChannel(), ctx.queryDevice(), threadName);
+            d.thread.start();
+            return d;
+        } catch (VerbsException | RuntimeException e) {
+            ctx.close();
+            throw new VirtuosoException(Reason.VERBS, "cannot create a completion channel: " + e.getMessage(), e);
+        }
+    }
+
+    /** Events of {@code cq} wake {@code engine} from now on. */
+    void listen(IbvCq cq, ConnectionEngine engine) {
+        byCq.put(cq, engine);
+    }
+
+    void forget(IbvCq cq) {
+        byCq.remove(cq);
+    }
+
+    private void awaitEvents() {
+        while (running) {
+            try {
+                IbvCq fired = channel.getCqEvent(EVENT_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                if (fired != null) {
+                    fired.ackCqEvents(1);
+                    ConnectionEngine e = byCq.get(fired);
+                    if (e != null) {
+                        e.completionEvent();
+                    }
+                }
+            } catch (VerbsException | RuntimeException | InterruptedException e) {
+                // the channel was closed (or the device failed): the connections fail on their own
+                return;
+            }
+        }
+    }
+
+    /** Closes the channel (waking the event thread), waits for the thread, closes the context. */
+    void close() {
+        running = false;
+        channel.close();
+        if (thread != Thread.currentThread()) {
+            try {
+                thread.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        context.close();
+    }
+
+    boolean eventThreadAlive() {
+        return thread.isAlive();
+    }
+}

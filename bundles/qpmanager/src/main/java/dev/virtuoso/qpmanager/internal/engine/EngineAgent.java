@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.Agent;
@@ -39,6 +40,8 @@ final class EngineAgent implements Agent {
             WAKE_QUEUE);
     private final ConcurrentLinkedQueue<ConnectionEngine> added = new ConcurrentLinkedQueue<>();
     private final AtomicInteger load = new AtomicInteger();
+    /** Connection duty cycles run so far (single writer: the agent; read by statistics and tests). */
+    private final AtomicLong duties = new AtomicLong();
     /** Guarded by itself. */
     private final Map<String, SharedDevice> devices = new HashMap<>();
     private volatile boolean overflow;
@@ -82,6 +85,11 @@ final class EngineAgent implements Agent {
 
     Thread thread() {
         return thread;
+    }
+
+    /** @return connection duty cycles this agent ran so far: stays put while every connection is quiet */
+    long duties() {
+        return duties.get();
     }
 
     // ---------------------------------------------------------------- devices
@@ -168,6 +176,9 @@ final class EngineAgent implements Agent {
         int work = intake();
         if (now - nextTimer >= 0) {
             work += timers(now);
+        }
+        if (!running.isEmpty()) {
+            duties.lazySet(duties.get() + running.size());
         }
         for (int i = running.size() - 1; i >= 0; i--) {
             ConnectionEngine e = running.get(i);

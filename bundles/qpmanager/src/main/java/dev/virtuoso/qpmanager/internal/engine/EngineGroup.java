@@ -88,6 +88,24 @@ public final class EngineGroup implements AutoCloseable {
         return out;
     }
 
+    /** @return connection duty cycles run by all agents so far (grows only while some connection runs) */
+    public long duties() {
+        long n = 0;
+        for (EngineAgent a : agents) {
+            n += a.duties();
+        }
+        return n;
+    }
+
+    /** @return devices the agents hold open now, each with one completion channel and event thread */
+    public int openDevices() {
+        int n = 0;
+        for (EngineAgent a : agents) {
+            n += a.openDevices();
+        }
+        return n;
+    }
+
     boolean isClosed() {
         return closed;
     }

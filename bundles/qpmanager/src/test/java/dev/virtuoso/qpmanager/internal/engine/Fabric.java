@@ -39,15 +39,20 @@ final class Fabric implements AutoCloseable {
     }
 
     Fabric(CoreSettings settings, String... specs) {
-        this(settings, true, specs);
+        this(settings, true, null, specs);
+    }
+
+    /** A fabric whose connector's connections run on {@code engines} (owned by the caller). */
+    Fabric(CoreSettings settings, EngineGroup engines, String... specs) {
+        this(settings, true, engines, specs);
     }
 
     /** Soft RNICs configured without SRQs (they advertise {@code max_srq = 0}). */
     static Fabric withoutSrq(String... specs) {
-        return new Fabric(CoreSettings.DEFAULTS, false, specs);
+        return new Fabric(CoreSettings.DEFAULTS, false, null, specs);
     }
 
-    private Fabric(CoreSettings settings, boolean srq, String... specs) {
+    private Fabric(CoreSettings settings, boolean srq, EngineGroup engines, String... specs) {
         network = new FabricNetwork("test", 7);
         for (int i = 0; i < specs.length; i++) {
             aAddresses.add(ip("10.0.1." + (i + 1)));
@@ -61,8 +66,11 @@ final class Fabric implements AutoCloseable {
         provider = new SoftVerbsProvider(
                 SoftRnicConfig.builder("a").addresses(aAddresses).fabric(network, "a").sharedReceiveQueues(srq).build(),
                 SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").sharedReceiveQueues(srq).build());
-        connector = new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
-                new ReassemblerComponent(), policies, settings);
+        connector = engines == null
+                ? new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
+                        new ReassemblerComponent(), policies, settings)
+                : new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
+                        new ReassemblerComponent(), policies, settings, engines);
     }
 
     static InetAddress ip(String s) {

@@ -190,11 +190,16 @@ public final class ConnectorComponent implements MultipathConnector {
 
     @Activate
     void activate(Config config, BundleContext context) {
-        engines = new EngineGroup(engineAgents(config));
+        // everything that can refuse the configuration first: a failed activation gets no deactivate
+        CoreSettings settings = settings(config);
+        BootstrapLimits limits = bootstrapLimits(config);
+        byte[] s = secret(config);
+        int agents = engineAgents(config);
+        engines = new EngineGroup(agents);
         engineStopMillis = config.engineStopMillis();
-        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings(config), engines);
-        c.bootstrapLimits(bootstrapLimits(config));
-        secret = secret(config);
+        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines);
+        c.bootstrapLimits(limits);
+        secret = s;
         c.pathMonitors(monitors);
         if (config.publishConnections()) {
             publisher = new ConnectionPublisher(context);

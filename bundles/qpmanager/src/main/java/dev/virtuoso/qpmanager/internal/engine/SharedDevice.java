@@ -23,6 +23,7 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
 final class SharedDevice {
     /** Longest wait on the channel; closing the channel wakes the waiter at once anyway. */
     private static final long EVENT_WAIT_MILLIS = 1000;
+    private static final System.Logger LOG = System.getLogger(SharedDevice.class.getName());
 
     final IbvContext context;
     final IbvCompChannel channel;
@@ -81,7 +82,11 @@ final class SharedDevice {
                     }
                 }
             } catch (VerbsException | RuntimeException | InterruptedException e) {
-                // the channel was closed (or the device failed): the connections fail on their own
+                if (running) {
+                    // the device failed: its connections still run on their timers while work is in flight
+                    LOG.log(System.Logger.Level.WARNING, Thread.currentThread().getName()
+                            + ": completion channel failed; its connections get no more completion events", e);
+                }
                 return;
             }
         }

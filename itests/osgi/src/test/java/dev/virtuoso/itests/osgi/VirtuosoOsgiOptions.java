@@ -125,9 +125,11 @@ public final class VirtuosoOsgiOptions {
 
     private static List<String> runtimeLocationsOnHost() {
         List<String> out = new ArrayList<>(VirtuosoOptions.bundleUrls("osgi-runtime"));
-        for (String url : VirtuosoOptions.bundleUrls("commands")) {
-            if (!url.startsWith("mvn:dev.virtuoso/")) {
-                out.add(url); // the Gogo runtime
+        for (String set : new String[] {"core", "soft-provider", "policies", "commands"}) {
+            for (String url : VirtuosoOptions.bundleUrls(set)) {
+                if (!url.startsWith("mvn:dev.virtuoso/")) {
+                    out.add(url); // third-party bundles of the sets: Agrona (core), the Gogo runtime (commands)
+                }
             }
         }
         return out;

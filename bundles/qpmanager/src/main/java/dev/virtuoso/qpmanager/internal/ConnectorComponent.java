@@ -216,6 +216,11 @@ public final class ConnectorComponent implements MultipathConnector {
         secret = s;
     }
 
+    /** @return the engine group serving this component's connections (tests) */
+    EngineGroup engines() {
+        return engines;
+    }
+
     /** The options with the configured secret if they carry none. */
     private ConnectOptions withSecret(ConnectOptions o) {
         byte[] s = secret;

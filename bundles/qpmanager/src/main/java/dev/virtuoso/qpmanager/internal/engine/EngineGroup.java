@@ -26,6 +26,7 @@ public final class EngineGroup implements AutoCloseable {
 
     private final EngineAgent[] agents;
     private final AgentRunner[] runners;
+    private final Thread[] threads;
     private final AtomicInteger nextTie = new AtomicInteger();
     private final AtomicLong errors = new AtomicLong();
     private volatile boolean closed;
@@ -37,13 +38,14 @@ public final class EngineGroup implements AutoCloseable {
         }
         agents = new EngineAgent[size];
         runners = new AgentRunner[size];
+        threads = new Thread[size];
         for (int i = 0; i < size; i++) {
             agents[i] = new EngineAgent(i);
             runners[i] = new AgentRunner(new EngineIdleStrategy(agents[i]), this::error, null, agents[i]);
         }
         for (int i = 0; i < size; i++) {
             EngineAgent a = agents[i];
-            AgentRunner.startOnThread(runners[i], r -> {
+            threads[i] = AgentRunner.startOnThread(runners[i], r -> {
                 Thread t = new Thread(r, a.roleName());
                 t.setDaemon(true);
                 return t;
@@ -70,9 +72,8 @@ public final class EngineGroup implements AutoCloseable {
     /** @return the agents' threads that are alive now (the CQ event threads not included) */
     public List<Thread> threads() {
         List<Thread> out = new ArrayList<>();
-        for (AgentRunner r : runners) {
-            Thread t = r.thread();
-            if (t != null && t != AgentRunner.TOMBSTONE && t.isAlive()) {
+        for (Thread t : threads) {
+            if (t.isAlive()) {
                 out.add(t);
             }
         }
@@ -144,8 +145,8 @@ public final class EngineGroup implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         boolean all = true;
         for (int i = 0; i < agents.length; i++) {
-            Thread t = runners[i].thread();
-            if (t != null && t != AgentRunner.TOMBSTONE && t != Thread.currentThread()) {
+            Thread t = threads[i];
+            if (t != Thread.currentThread()) {
                 try {
                     t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
                 } catch (InterruptedException e) {

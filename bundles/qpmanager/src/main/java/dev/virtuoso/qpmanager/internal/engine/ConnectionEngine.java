@@ -115,6 +115,7 @@ final class ConnectionEngine {
     // ---- engine state
     private boolean peerDisconnected;
     private boolean controlBlocked;
+    private boolean closeNoticed;
     private String fatal;
     private long unknownCompletions;
 
@@ -570,14 +571,22 @@ final class ConnectionEngine {
         return total;
     }
 
+    /**
+     * Everything another thread may have published before calling {@link #wake()}: checked after
+     * the agent cleared {@link #queued}, so a wake-up that saw the flag still set is not lost.
+     */
     private boolean hasWork() {
-        return conn.requests.peek() != null || !commands.isEmpty() || channel.inbound.readable() > 0
-                || channel.state() != ControlChannel.OPEN || monitor.detachPending();
+        return !armed || conn.requests.peek() != null || !commands.isEmpty() || channel.inbound.readable() > 0
+                || channel.state() != ControlChannel.OPEN || monitor.detachPending()
+                || closeRequested && !closeNoticed;
     }
 
     // ---------------------------------------------------------------- ending
 
     private boolean ended(long now) {
+        if (closeRequested) {
+            closeNoticed = true; // from now on the drain deadline is this engine's timer
+        }
         if (fatal != null) {
             teardown(ConnectionState.FAILED, fatal, true);
             return true;

@@ -32,12 +32,12 @@ final class EngineAgent implements Agent {
     static final int QUIET_AFTER_CYCLES = 24;
     /** Longest park of an agent with no timer at all. */
     static final long MAX_SLEEP_NANOS = 1_000_000_000L;
-    private static final int WAKE_QUEUE = 4096;
+    /** Wake-up queue of an agent: when full, wakers set a flag and the agent scans its connections. */
+    static final int WAKE_QUEUE = 4096;
 
     private final int index;
     private final String name;
-    private final ManyToOneConcurrentArrayQueue<ConnectionEngine> woken = new ManyToOneConcurrentArrayQueue<>(
-            WAKE_QUEUE);
+    private final ManyToOneConcurrentArrayQueue<ConnectionEngine> woken;
     private final ConcurrentLinkedQueue<ConnectionEngine> added = new ConcurrentLinkedQueue<>();
     private final AtomicInteger load = new AtomicInteger();
     /** Connection duty cycles run so far (single writer: the agent; read by statistics and tests). */
@@ -45,6 +45,7 @@ final class EngineAgent implements Agent {
     /** Guarded by itself. */
     private final Map<String, SharedDevice> devices = new HashMap<>();
     private volatile boolean overflow;
+    private final AtomicLong overflows = new AtomicLong();
     private volatile boolean sleeping;
     private volatile boolean stopping;
     private volatile Thread thread;
@@ -54,8 +55,9 @@ final class EngineAgent implements Agent {
     private final List<ConnectionEngine> timed = new ArrayList<>();
     private long nextTimer = Long.MAX_VALUE;
 
-    EngineAgent(int index) {
+    EngineAgent(int index, int wakeQueue) {
         this.index = index;
+        this.woken = new ManyToOneConcurrentArrayQueue<>(wakeQueue);
         this.name = "virtuoso-engine-" + index;
     }
 
@@ -85,6 +87,11 @@ final class EngineAgent implements Agent {
 
     Thread thread() {
         return thread;
+    }
+
+    /** @return wake-ups that found the queue full (the agent scanned its connections instead) */
+    long overflows() {
+        return overflows.get();
     }
 
     /** @return connection duty cycles this agent ran so far: stays put while every connection is quiet */
@@ -137,6 +144,7 @@ final class EngineAgent implements Agent {
     /** Any thread, once per wake-up of a quiet connection (the engine's flag makes it once). */
     void schedule(ConnectionEngine e) {
         if (!woken.offer(e)) {
+            overflows.incrementAndGet();
             overflow = true;
         }
         unpark();

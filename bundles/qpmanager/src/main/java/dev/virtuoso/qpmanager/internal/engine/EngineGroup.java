@@ -33,6 +33,11 @@ public final class EngineGroup implements AutoCloseable {
 
     /** @param size number of agents (threads), at least 1 */
     public EngineGroup(int size) {
+        this(size, EngineAgent.WAKE_QUEUE);
+    }
+
+    /** @param wakeQueue capacity of each agent's wake-up queue (tests make it small to overflow it) */
+    EngineGroup(int size, int wakeQueue) {
         if (size < 1) {
             throw new IllegalArgumentException("an engine group needs at least one agent: " + size);
         }
@@ -40,7 +45,7 @@ public final class EngineGroup implements AutoCloseable {
         runners = new AgentRunner[size];
         threads = new Thread[size];
         for (int i = 0; i < size; i++) {
-            agents[i] = new EngineAgent(i);
+            agents[i] = new EngineAgent(i, wakeQueue);
             runners[i] = new AgentRunner(new EngineIdleStrategy(agents[i]), this::error, null, agents[i]);
         }
         for (int i = 0; i < size; i++) {
@@ -94,6 +99,15 @@ public final class EngineGroup implements AutoCloseable {
         long n = 0;
         for (EngineAgent a : agents) {
             n += a.duties();
+        }
+        return n;
+    }
+
+    /** @return wake-ups that found an agent's queue full (served by a scan instead) */
+    long wakeOverflows() {
+        long n = 0;
+        for (EngineAgent a : agents) {
+            n += a.overflows();
         }
         return n;
     }

@@ -250,6 +250,36 @@ class EngineGroupTest {
     }
 
     @Test
+    void aFullWakeQueueFallsBackToAScanAndLosesNoWakeUp() throws Exception {
+        EngineGroup engines = new EngineGroup(1, 2); // a wake-up queue of two for sixteen connection ends
+        try (Fabric f = new Fabric(CoreSettings.DEFAULTS, engines, "rate=0", "rate=0")) {
+            List<Pair> pairs = open(f, 8, 64 * 1024);
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (Pair p : pairs) {
+                    done.add(pool.submit(() -> {
+                        for (int r = 0; r < 40; r++) {
+                            p.write(1 + (r * 997) % (64 * 1024)); // every byte checked
+                            Thread.sleep(r % 3); // let the connection go quiet now and then
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> d : done) {
+                    d.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            System.out.printf("wake-ups served by a scan (queue full): %d%n", engines.wakeOverflows());
+            assertTrue(engines.wakeOverflows() > 0, "the queue overflowed at least once");
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
     void quietConnectionsAreNotRun() throws Exception {
         EngineGroup engines = new EngineGroup(1);
         try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0", "rate=0")) {

@@ -35,6 +35,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
 
 /** Both directions of MP_SEND / MP_RECV for one connection (see the package documentation). */
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
+    private static final System.Logger LOG = System.getLogger(DefaultReassembly.class.getName());
     private final ReassemblyConfig config;
     private final ReassemblyOutbox outbox;
     /** The SRQ and its slots, or {@code null} without SRQ (then {@link #sets}). */
@@ -63,6 +64,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     private boolean started;
     private boolean closed;
+    private boolean slotErrorLogged;
 
     /** With a shared receive queue holding the slots of {@code slab}. */
     DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, ReassemblyOutbox outbox) {
@@ -221,7 +223,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                 try {
                     sets.repost(set, slot);
                 } catch (VerbsException e) {
-                    counters.add(Counter.SLOT_ERROR, 1);
+                    slotError(e);
                 }
             }
         }
@@ -268,8 +270,17 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         try {
             postSlot(slot);
         } catch (VerbsException e) {
-            counters.add(Counter.SLOT_ERROR, 1);
+            slotError(e);
         }
+    }
+
+    /** A receive slot could not be re-posted: counted every time, logged the first time (it may repeat per message). */
+    private void slotError(VerbsException e) {
+        if (!slotErrorLogged) {
+            slotErrorLogged = true;
+            LOG.log(System.Logger.Level.ERROR, "cannot re-post a receive slot (further failures are only counted)", e);
+        }
+        counters.add(Counter.SLOT_ERROR, 1);
     }
 
     @Override

@@ -36,6 +36,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * thread, {@code virtuoso-cqev-<id>}, waits on the channel and unparks it).
  */
 final class ConnectionEngine implements Runnable {
+    private static final System.Logger LOG = System.getLogger(ConnectionEngine.class.getName());
     /** Park while recently busy; timers (drain deadline, failover, path repair) are checked after it. */
     private static final long SHORT_PARK_NANOS = 1_000_000;
     /** Park of a connection idle for a while: bounds the timers' granularity and idle wake-ups. */
@@ -274,6 +275,7 @@ final class ConnectionEngine implements Runnable {
             }
         } catch (Throwable t) {
             fatal = "engine failure: " + t;
+            LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": engine failure", t);
             teardown(ConnectionState.FAILED, fatal, true);
             if (t instanceof Error err) {
                 throw err;
@@ -290,6 +292,7 @@ final class ConnectionEngine implements Runnable {
                 c.run(this);
             } catch (Exception e) {
                 fatal = "command failed: " + e;
+                LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": command failed", e);
             }
         }
         return n;
@@ -308,8 +311,10 @@ final class ConnectionEngine implements Runnable {
             }
         } catch (ProtocolException e) {
             fatal = "peer broke the control protocol: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         } catch (ReassemblyException e) {
             fatal = "peer broke the reassembly protocol: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         }
         return n;
     }
@@ -423,8 +428,10 @@ final class ConnectionEngine implements Runnable {
             } while (n == wcs.length && total < 4 * BATCH);
         } catch (VerbsException e) {
             fatal = "completion queue failed: " + e.getMessage();
+            LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": " + fatal, e);
         } catch (ReassemblyException e) {
             fatal = "peer broke the reassembly protocol: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         }
         return total;
     }
@@ -451,6 +458,7 @@ final class ConnectionEngine implements Runnable {
                 res.cq.reqNotifyCq(false);
             } catch (VerbsException e) {
                 fatal = "cannot arm the completion queue: " + e.getMessage();
+                LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": " + fatal, e);
             }
             return;
         }
@@ -563,6 +571,7 @@ final class ConnectionEngine implements Runnable {
             c.close();
         } catch (Exception e) {
             // releasing everything else matters more
+            LOG.log(System.Logger.Level.DEBUG, "closing " + c + " failed", e);
         }
     }
 

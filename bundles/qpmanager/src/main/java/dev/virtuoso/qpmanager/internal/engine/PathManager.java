@@ -52,6 +52,7 @@ import dev.virtuoso.spi.verbs.Vnic;
  * wins.
  */
 final class PathManager implements ChunkTransport {
+    private static final System.Logger LOG = System.getLogger(PathManager.class.getName());
     static final long MIN_REPAIR_DELAY_NANOS = 10_000_000L;
     static final long MAX_REPAIR_DELAY_NANOS = 1_000_000_000L;
     private static final long FLUSH_WAIT_NANOS = 1_000_000_000L;
@@ -254,6 +255,7 @@ final class PathManager implements ChunkTransport {
             s.mtu = Math.min(options.mtu(), m.mtu());
             QpBuilder.connect(s, options);
         } catch (VerbsException e) {
+            LOG.log(System.Logger.Level.WARNING, "repair request " + m.requestId() + ": " + QP_RECREATE_FAILED, e);
             nak(Protocol.REPAIR_NAK, m.requestId(), QP_RECREATE_FAILED + e.getMessage());
             return;
         }

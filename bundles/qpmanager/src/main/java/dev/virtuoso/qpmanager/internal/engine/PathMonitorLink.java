@@ -48,6 +48,7 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
  * {@link #PEER_PROBES_WAIT_NANOS} without it.
  */
 final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PathMonitorLink.class.getName());
     /** Bits 60..63 of a probe WRITE's wr_id ({@code 0x1} are chunks, {@code 0x2} reassembly). */
     static final long WR_ID_TAG = 3L << 60;
     private static final long WR_ID_TAG_MASK = 0xFL << 60;
@@ -406,12 +407,17 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         try {
             m.close();
         } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "connection " + connectionId + ": closing the path monitor failed", e);
             recordFault(e);
         }
         detached.countDown();
     }
 
     private void fault(RuntimeException e) {
+        if (!detachRequested) { // once per monitor: after a fault it is not called again
+            LOG.log(System.Logger.Level.WARNING, "connection " + connectionId + ": path monitor failed; "
+                    + "the core's own path view takes over", e);
+        }
         recordFault(e);
         // no further call into the monitor; the engine switches to its own view next cycle
         detachRequested = true;
@@ -540,6 +546,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             try {
                 m.close();
             } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "connection " + connectionId + ": closing the path monitor failed", e);
                 recordFault(e);
             }
         }

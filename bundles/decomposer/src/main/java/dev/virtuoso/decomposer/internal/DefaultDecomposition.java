@@ -62,7 +62,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         this.observer = wiring.observer();
         this.view = wiring.policyView();
         this.msgs = new MessageTable(config.maxMessages());
-        this.chunks = new ChunkTable(config.maxChunks());
+        this.chunks = new ChunkTable(config.maxChunks(), config.wrIdTag());
         this.fresh = new RangeQueue(config.maxMessages());
         this.reposts = new RangeQueue(2 * config.maxChunks());
         this.builtinLb = new BuiltinRoundRobin(this);

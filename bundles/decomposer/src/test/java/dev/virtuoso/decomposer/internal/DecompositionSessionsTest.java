@@ -72,7 +72,7 @@ class DecompositionSessionsTest {
             }
         };
         d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("s", 4, 16, 64 * KIB, MIB, 2, FAILOVER),
+                new DecompositionConfig("s", 4, 16, 64 * KIB, MIB, 2, FAILOVER, 1L << 60),
                 new DecompositionWiring(paths, transport,
                         (wrId, tag, op, st, bytes, n, detail) -> done.add(new Done(wrId, op, st, bytes, n, detail)),
                         observer, null));

@@ -32,6 +32,7 @@ import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.WrId;
 
 /** Both directions of MP_SEND / MP_RECV for one connection (see the package documentation). */
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
@@ -146,7 +147,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     }
 
     private void postSlot(int slot) throws VerbsException {
-        recvWr.wrId(WR_ID_TAG | slot).numSge(1);
+        recvWr.wrId(WrId.pack(config.wrIdTag(), 0, slot)).numSge(1);
         recvWr.sge(0).set(slabMr.address() + (long) slot * config.slotBytes(), config.slotBytes(), slabMr.lkey());
         srq.postSrqRecv(recvWr);
     }
@@ -174,7 +175,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public void onCompletion(IbvWc wc) throws ReassemblyException {
-        long slotId = wc.wrId() & 0xFFFF_FFFFL;
+        long slotId = WrId.slot(wc.wrId());
         if (slotId >= config.slots()) {
             throw new ReassemblyException("completion for unknown slot " + slotId);
         }

@@ -414,11 +414,11 @@ final class ConnectionEngine implements Runnable {
                 for (int i = 0; i < n; i++) {
                     IbvWc wc = wcs[i];
                     long wrId = wc.wrId();
-                    if (Decomposition.ownsWrId(wrId)) {
+                    if (WrIdTags.owns(WrIdTags.CHUNK, wrId)) {
                         decomposition.onCompletion(wc);
-                    } else if (Reassembly.ownsWrId(wrId)) {
+                    } else if (WrIdTags.owns(WrIdTags.SLOT, wrId)) {
                         reassembly.onCompletion(wc);
-                    } else if (PathMonitorLink.ownsWrId(wrId)) {
+                    } else if (WrIdTags.owns(WrIdTags.PROBE, wrId)) {
                         monitor.onProbeCompletion(wc);
                     } else {
                         unknownCompletions++;

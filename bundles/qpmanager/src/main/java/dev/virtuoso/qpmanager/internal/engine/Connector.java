@@ -372,7 +372,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         int maxChunks = cs.maxPaths() * cs.sendQueueDepth();
         Decomposition d = decomposer.newDecomposition(
                 new DecompositionConfig(s.id, o.maxOutstanding(), maxChunks, o.splitThreshold(), o.chunkSize(),
-                        cs.builtinChunksPerPath(), o.failoverTimeout().toNanos()),
+                        cs.builtinChunksPerPath(), o.failoverTimeout().toNanos(), WrIdTags.CHUNK),
                 new DecompositionWiring(table, paths, ConnectionEngine.sink(conn, s.reassembly), link, link.view()));
         paths.decomposition(d);
         PolicyBinder policies = new PolicyBinder(registry, o, s.id, d, link.view());

@@ -49,9 +49,6 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
  */
 final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PathMonitorLink.class.getName());
-    /** Bits 60..63 of a probe WRITE's wr_id ({@code 0x1} are chunks, {@code 0x2} reassembly). */
-    static final long WR_ID_TAG = 3L << 60;
-    private static final long WR_ID_TAG_MASK = 0xFL << 60;
     /** Bound on probe WRITEs posted in one duty cycle (a flow is a handful of WRs per path). */
     private static final int MAX_PROBES_PER_CYCLE = 64;
     private static final int PROBE_SLOTS = 256;
@@ -162,11 +159,6 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     /** @return whether a monitor is in use now */
     boolean monitored() {
         return monitor != null;
-    }
-
-    /** @param wrId a completion's wr_id @return true if it is a probe WRITE's */
-    static boolean ownsWrId(long wrId) {
-        return (wrId & WR_ID_TAG_MASK) == WR_ID_TAG;
     }
 
     // ---------------------------------------------------------------- other threads
@@ -329,7 +321,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         }
     }
 
-    /** A completion whose wr_id {@link #ownsWrId belongs} to a probe WRITE. */
+    /** A completion whose wr_id carries {@link WrIdTags#PROBE}: a probe WRITE's. */
     void onProbeCompletion(IbvWc wc) {
         int slot = probes.slotOf(wc.wrId());
         if (slot < 0) {

@@ -286,8 +286,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
 
     private void pathBroken(int p, IbvWcStatus st) {
         if (paths.state(p) == PathState.UP) {
-            paths.state(p, PathState.RECOVERING);
-            transport.pathFailed(p, st);
+            transport.pathFailed(p, st); // the core's path lifecycle marks it RECOVERING
             pathsChanged();
         }
     }

@@ -51,6 +51,7 @@ class DecompositionSessionsTest {
 
     private void open(int pathCount, boolean withObserver) {
         paths = new PathTable(pathCount);
+        transport.paths = paths;
         for (int i = 0; i < pathCount; i++) {
             paths.add();
         }

@@ -50,6 +50,7 @@ class DefaultDecompositionTest {
 
     private void open(int pathCount, int chunksPerPath, long failoverMillis) {
         paths = new PathTable(16);
+        transport.paths = paths;
         for (int i = 0; i < pathCount; i++) {
             paths.add();
         }
@@ -137,6 +138,7 @@ class DefaultDecompositionTest {
     @Test
     void theThresholdKeepsMessagesWholeEvenAboveTheChunkSize() {
         paths = new PathTable(4);
+        transport.paths = paths;
         paths.add();
         paths.add();
         d = new DecomposerComponent().newDecomposition(

@@ -37,6 +37,7 @@ class FencedCompletionTest {
     @BeforeEach
     void setUp() {
         paths = new PathTable(16);
+        transport.paths = paths;
         for (int i = 0; i < 3; i++) {
             paths.add();
         }

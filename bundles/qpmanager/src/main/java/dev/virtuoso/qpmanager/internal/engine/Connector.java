@@ -373,7 +373,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         Decomposition d = decomposer.newDecomposition(
                 new DecompositionConfig(s.id, o.maxOutstanding(), maxChunks, o.splitThreshold(), o.chunkSize(),
                         cs.builtinChunksPerPath(), o.failoverTimeout().toNanos(), WrIdTags.CHUNK),
-                new DecompositionWiring(table, paths, ConnectionEngine.sink(conn, s.reassembly), link, link.view()));
+                new DecompositionWiring(table, paths.chunks(), ConnectionEngine.sink(conn, s.reassembly), link, link.view()));
         paths.decomposition(d);
         PolicyBinder policies = new PolicyBinder(registry, o, s.id, d, link.view());
         link.attach(d, policies);

@@ -303,7 +303,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             slot = probes.allocate(p, bytes, now);
         }
         if (slot >= 0) {
-            posted = paths.post(p, probes.wrId(slot), IbvWrOpcode.RDMA_WRITE, scratch.address(), (int) bytes,
+            posted = paths.chunks().post(p, probes.wrId(slot), IbvWrOpcode.RDMA_WRITE, scratch.address(), (int) bytes,
                     scratch.lkey(), peerScratch.address(), peerScratch.rkey(), 0);
             if (!posted) {
                 probes.release(slot);
@@ -350,7 +350,6 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             probeErrors++;
             // any error completion leaves the QP in ERR: the path fails like for a data chunk
             if (table.state(p) == PathState.UP) {
-                table.state(p, PathState.RECOVERING);
                 paths.pathFailed(p, st);
                 decomposition.pathsChanged();
             }

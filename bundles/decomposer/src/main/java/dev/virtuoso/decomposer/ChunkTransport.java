@@ -35,7 +35,9 @@ public interface ChunkTransport {
 
     /**
      * A completion showed that the path's QP is in error (it stops carrying chunks). Called once per
-     * failure, after the path was marked {@link dev.virtuoso.api.PathState#RECOVERING}.
+     * failure, while the path is {@link dev.virtuoso.api.PathState#UP}; the transport (the core,
+     * the one writer of path state) marks it {@link dev.virtuoso.api.PathState#RECOVERING} before it
+     * returns.
      *
      * @param path path slot
      * @param status the completion status that revealed it

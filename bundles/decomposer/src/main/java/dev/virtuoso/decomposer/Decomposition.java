@@ -13,25 +13,12 @@ import org.osgi.annotation.versioning.ProviderType;
  * sessions in use. Every method is called on the connection's engine thread only; none blocks and
  * none allocates in steady state.
  *
- * <p>Chunk work-request identifiers carry {@link #WR_ID_TAG} in their top bits so that the engine
- * can route completions of the shared CQ: {@link #ownsWrId}.
+ * <p>Chunk work-request identifiers carry {@link DecompositionConfig#wrIdTag()}, the tag the engine
+ * assigned, in their top bits ({@link dev.virtuoso.util.WrId}) so that the engine can route the
+ * completions of the shared CQ.
  */
 @ProviderType
 public interface Decomposition extends AutoCloseable {
-
-    /** Bits 60..63 of every chunk wr_id: {@code 0x1}. */
-    long WR_ID_TAG = 1L << 60;
-
-    /** Mask of the tag bits. */
-    long WR_ID_TAG_MASK = 0xFL << 60;
-
-    /**
-     * @param wrId a completion's wr_id
-     * @return true if it belongs to a chunk of a decomposition
-     */
-    static boolean ownsWrId(long wrId) {
-        return (wrId & WR_ID_TAG_MASK) == WR_ID_TAG;
-    }
 
     /**
      * Accepts an MP work request; zero-length WRITE and READ complete at once.
@@ -61,7 +48,7 @@ public interface Decomposition extends AutoCloseable {
     int schedule();
 
     /**
-     * Handles a completion whose wr_id {@link #ownsWrId belongs} to this decomposition.
+     * Handles a completion whose wr_id carries this decomposition's {@link DecompositionConfig#wrIdTag() tag}.
      *
      * @param wc the completion (not retained)
      */

@@ -1,5 +1,7 @@
 package dev.virtuoso.decomposer;
 
+import dev.virtuoso.util.WrId;
+
 /**
  * Sizes and limits of one connection's decomposition.
  *
@@ -12,10 +14,12 @@ package dev.virtuoso.decomposer;
  * @param builtinChunksPerPath chunks the built-in congestion avoidance lets each path carry at once
  * @param failoverTimeoutNanos how long unfinished work waits while no path is usable before it
  *     fails with {@link dev.virtuoso.api.MpStatus#PATH_FAILURE}
+ * @param wrIdTag the tag (bits 60..63, {@link WrId}) the engine assigns to this decomposition's
+ *     chunk wr_ids; no other work on the connection's CQ may carry it
  */
 public record DecompositionConfig(String connectionId, int maxMessages, int maxChunks,
         long splitThreshold, long builtinChunkBytes, int builtinChunksPerPath,
-        long failoverTimeoutNanos) {
+        long failoverTimeoutNanos, long wrIdTag) {
 
     public DecompositionConfig {
         if (connectionId == null) {
@@ -28,5 +32,6 @@ public record DecompositionConfig(String connectionId, int maxMessages, int maxC
                     + builtinChunksPerPath + " splitThreshold=" + splitThreshold + " failover="
                     + failoverTimeoutNanos);
         }
+        WrId.checkTag(wrIdTag);
     }
 }

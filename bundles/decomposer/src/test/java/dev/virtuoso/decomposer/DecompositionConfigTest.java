@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import org.junit.jupiter.api.Test;
 
 class DecompositionConfigTest {
+    /** A wr_id tag, as the engine assigns one. */
+    private static final long TAG = 1L << 60;
+
 
     private static DecompositionConfig config(int maxMessages, int maxChunks, long split, long chunkBytes,
             int chunksPerPath, long failover) {
-        return new DecompositionConfig("c", maxMessages, maxChunks, split, chunkBytes, chunksPerPath, failover);
+        return new DecompositionConfig("c", maxMessages, maxChunks, split, chunkBytes, chunksPerPath, failover, TAG);
     }
 
     @Test
@@ -36,6 +39,6 @@ class DecompositionConfigTest {
     @Test
     void connectionIdIsRequired() {
         assertThrows(IllegalArgumentException.class,
-                () -> new DecompositionConfig(null, 1, 1, 0, 1, 1, 1));
+                () -> new DecompositionConfig(null, 1, 1, 0, 1, 1, 1, TAG));
     }
 }

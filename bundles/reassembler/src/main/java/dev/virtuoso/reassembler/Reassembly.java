@@ -12,13 +12,11 @@ import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * One connection's MP_SEND / MP_RECV state, both directions. Engine thread only; no method blocks
- * and none allocates in steady state. Slot receive WRs carry {@link #WR_ID_TAG}.
+ * and none allocates in steady state. Slot receive WRs carry {@link ReassemblyConfig#wrIdTag()}, the
+ * tag the engine assigned ({@link dev.virtuoso.util.WrId}).
  */
 @ProviderType
 public interface Reassembly extends AutoCloseable {
-
-    /** Bits 60..63 of every slot receive wr_id: {@code 0x2}. */
-    long WR_ID_TAG = 2L << 60;
 
     /** Result of {@link #reserveSend}: the receiver has not posted (advertised) the buffer yet, or no slot credit. */
     int NOT_READY = 0;
@@ -30,14 +28,6 @@ public interface Reassembly extends AutoCloseable {
     int TOO_LONG = -1;
     /** Result of {@link #reserveSend}: large, but the receive buffer is not remotely writable; the peer was told. */
     int NOT_WRITABLE = -2;
-
-    /**
-     * @param wrId a completion's wr_id
-     * @return true if it is one of a reassembly's slot receives
-     */
-    static boolean ownsWrId(long wrId) {
-        return (wrId & (0xFL << 60)) == WR_ID_TAG;
-    }
 
     /**
      * @return the shared receive queue every path QP must use, or {@code null} if the device has no
@@ -106,7 +96,7 @@ public interface Reassembly extends AutoCloseable {
             boolean remoteWritable);
 
     /**
-     * Handles a completion whose wr_id {@link #ownsWrId belongs} to the slots.
+     * Handles a completion whose wr_id carries this reassembly's {@link ReassemblyConfig#wrIdTag() tag}.
      *
      * @param wc the completion
      * @throws ReassemblyException if the peer broke the protocol

@@ -1,5 +1,7 @@
 package dev.virtuoso.reassembler;
 
+import dev.virtuoso.util.WrId;
+
 /**
  * Local sizes of one connection's reassembly.
  *
@@ -10,9 +12,11 @@ package dev.virtuoso.reassembler;
  * @param slotBytes bytes per slot: the largest message this side accepts as a small SEND
  * @param splitThreshold this side's sends shorter than this (and fitting the peer's slots) go as
  *     one small SEND
+ * @param wrIdTag the tag (bits 60..63, {@link WrId}) the engine assigns to this reassembly's slot
+ *     receive wr_ids; no other work on the connection's CQ may carry it
  */
 public record ReassemblyConfig(String connectionId, int maxReceives, int slots, int slotBytes,
-        long splitThreshold) {
+        long splitThreshold, long wrIdTag) {
 
     /** Upper bound of {@link #slotBytes()}. */
     public static final int MAX_SLOT_BYTES = 1 << 20;
@@ -24,5 +28,6 @@ public record ReassemblyConfig(String connectionId, int maxReceives, int slots, 
                     + maxReceives + " slots=" + slots + " slotBytes=" + slotBytes + " splitThreshold="
                     + splitThreshold);
         }
+        WrId.checkTag(wrIdTag);
     }
 }

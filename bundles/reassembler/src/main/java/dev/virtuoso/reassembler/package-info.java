@@ -18,5 +18,5 @@
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package dev.virtuoso.reassembler;

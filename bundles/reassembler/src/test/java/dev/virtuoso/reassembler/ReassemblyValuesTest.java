@@ -1,10 +1,8 @@
 package dev.virtuoso.reassembler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumMap;
 import java.util.Map;
@@ -16,6 +14,9 @@ import dev.virtuoso.reassembler.ReassemblyCounters.Counter;
 
 /** The reassembler's value types: counters, config limits, send targets, wr_id tag. */
 class ReassemblyValuesTest {
+    /** The slot wr_id tag, as the engine assigns it. */
+    private static final long TAG = 2L << 60;
+
     private static final Map<Counter, ToLongFunction<ReassemblyCounters>> READ = new EnumMap<>(Counter.class);
 
     static {
@@ -56,17 +57,17 @@ class ReassemblyValuesTest {
 
     @Test
     void configAcceptsItsLimitsAndRejectsBeyondThem() {
-        ReassemblyConfig c = new ReassemblyConfig("c", 1, 1, 1, 0);
+        ReassemblyConfig c = new ReassemblyConfig("c", 1, 1, 1, 0, TAG);
         assertEquals(1, c.maxReceives());
         assertEquals(ReassemblyConfig.MAX_SLOT_BYTES,
-                new ReassemblyConfig("c", 1, 1, ReassemblyConfig.MAX_SLOT_BYTES, 0).slotBytes());
-        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig(null, 1, 1, 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 0, 1, 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 0, 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 1, 0, 0));
+                new ReassemblyConfig("c", 1, 1, ReassemblyConfig.MAX_SLOT_BYTES, 0, TAG).slotBytes());
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig(null, 1, 1, 1, 0, TAG));
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 0, 1, 1, 0, TAG));
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 0, 1, 0, TAG));
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 1, 0, 0, TAG));
         assertThrows(IllegalArgumentException.class,
-                () -> new ReassemblyConfig("c", 1, 1, ReassemblyConfig.MAX_SLOT_BYTES + 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 1, 1, -1));
+                () -> new ReassemblyConfig("c", 1, 1, ReassemblyConfig.MAX_SLOT_BYTES + 1, 0, TAG));
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 1, 1, -1, TAG));
     }
 
     @Test
@@ -80,10 +81,9 @@ class ReassemblyValuesTest {
     }
 
     @Test
-    void ownsOnlyWrIdsWithTheSlotTag() {
-        assertTrue(Reassembly.ownsWrId(Reassembly.WR_ID_TAG | 5));
-        assertFalse(Reassembly.ownsWrId(5));
-        assertFalse(Reassembly.ownsWrId(Reassembly.WR_ID_TAG | (1L << 63)));
-        assertFalse(Reassembly.ownsWrId(1L << 60), "the decomposer's chunk tag");
+    void theConfigTakesOnlyAWrIdTag() {
+        assertEquals(TAG, new ReassemblyConfig("c", 1, 1, 1, 0, TAG).wrIdTag());
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 1, 1, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ReassemblyConfig("c", 1, 1, 1, 0, TAG | 5));
     }
 }

@@ -100,7 +100,7 @@ public class DecomposerBenchmark {
             table.add();
         }
         decomposition = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("jmh", 64, 1024, 64 << 10, CHUNK_BYTES, 16, TimeUnit.SECONDS.toNanos(10)),
+                new DecompositionConfig("jmh", 64, 1024, 64 << 10, CHUNK_BYTES, 16, TimeUnit.SECONDS.toNanos(10), 1L << 60 /* the chunk tag, as the engine assigns it */),
                 new DecompositionWiring(table, transport, sink, null, null));
         decomposition.tick(System.nanoTime());
     }

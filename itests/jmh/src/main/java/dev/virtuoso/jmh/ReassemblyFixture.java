@@ -28,6 +28,8 @@ final class ReassemblyFixture implements AutoCloseable {
     static final long REGION_ADDR = 0x7F00_0000_0000L;
     static final int REGION_RKEY = 0x5151;
     static final int MAX_RECEIVES = 1024;
+    /** The slot wr_id tag, as the engine assigns it. */
+    static final long SLOT_TAG = 2L << 60;
     static final int SLOTS = 64;
 
     final Reassembly a;
@@ -42,9 +44,9 @@ final class ReassemblyFixture implements AutoCloseable {
         ReassemblerComponent reassembler = new ReassemblerComponent();
         Wire toB = new Wire();
         Wire toA = new Wire();
-        a = reassembler.newReassembly(new ReassemblyConfig("jmh-a", MAX_RECEIVES, SLOTS, slotBytes, slotBytes), aPd,
+        a = reassembler.newReassembly(new ReassemblyConfig("jmh-a", MAX_RECEIVES, SLOTS, slotBytes, slotBytes, SLOT_TAG), aPd,
                 toB);
-        b = reassembler.newReassembly(new ReassemblyConfig("jmh-b", MAX_RECEIVES, SLOTS, slotBytes, slotBytes), bPd,
+        b = reassembler.newReassembly(new ReassemblyConfig("jmh-b", MAX_RECEIVES, SLOTS, slotBytes, slotBytes, SLOT_TAG), bPd,
                 toA);
         toB.peer = b;
         toA.peer = a;

@@ -2,6 +2,8 @@ package dev.virtuoso.spi.policy;
 
 import java.util.Map;
 
+import dev.virtuoso.util.TypedProperties;
+
 /**
  * What a policy learns about the connection it serves when a session is created.
  *
@@ -17,20 +19,9 @@ public record PolicyContext(String connectionId, Map<String, Object> properties)
      * @param key property name
      * @param dflt value when absent
      * @return the property as a long
-     * @throws IllegalArgumentException if present but not a number
+     * @throws IllegalArgumentException if present but not a whole number (see {@link TypedProperties})
      */
     public long longProperty(String key, long dflt) {
-        Object v = properties.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        if (v instanceof Number n) {
-            return n.longValue();
-        }
-        try {
-            return Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("policy property " + key + " is not a number: " + v, e);
-        }
+        return TypedProperties.of(properties).getLong(key, dflt);
     }
 }

@@ -1,15 +1,14 @@
 package dev.virtuoso.decomposer.internal;
 
-import dev.virtuoso.decomposer.Decomposition;
+import dev.virtuoso.util.WrId;
 
 /**
  * Chunks in flight, in preallocated parallel arrays with a free-slot stack. A chunk's wr_id packs
- * the decomposition tag, a generation and the slot, so a completion arriving for a slot that was
- * freed and reused (an abandoned chunk) is recognised as stale.
+ * the decomposition's tag, a generation and the slot ({@link WrId}), so a completion arriving for a
+ * slot that was freed and reused (an abandoned chunk) is recognised as stale.
  */
 final class ChunkTable {
-    private static final long SLOT_MASK = 0xFFFF_FFFFL;
-    private static final int GEN_MASK = 0x0FFF_FFFF;
+    private final long tag;
 
     final int[] message;
     final int[] path;
@@ -19,7 +18,9 @@ final class ChunkTable {
     private final int[] generation;
     private final SlotStack slots;
 
-    ChunkTable(int capacity) {
+    /** @param tag the wr_id tag the engine assigned */
+    ChunkTable(int capacity, long tag) {
+        this.tag = WrId.checkTag(tag);
         message = new int[capacity];
         path = new int[capacity];
         offset = new long[capacity];
@@ -43,7 +44,7 @@ final class ChunkTable {
     }
 
     void release(int slot) {
-        generation[slot] = (generation[slot] + 1) & GEN_MASK;
+        generation[slot] = (generation[slot] + 1) & WrId.GENERATION_MASK;
         slots.release(slot);
     }
 
@@ -52,17 +53,16 @@ final class ChunkTable {
     }
 
     long wrId(int slot) {
-        return Decomposition.WR_ID_TAG | ((long) generation[slot] << 32) | slot;
+        return WrId.pack(tag, generation[slot], slot);
     }
 
     /** @return the slot a wr_id names if it is still live, else -1 */
     int slotOf(long wrId) {
-        long slot = wrId & SLOT_MASK;
+        long slot = WrId.slot(wrId);
         if (slot >= slots.capacity()) {
             return -1;
         }
         int s = (int) slot;
-        int gen = (int) ((wrId >>> 32) & GEN_MASK);
-        return slots.inUse(s) && generation[s] == gen ? s : -1;
+        return slots.inUse(s) && generation[s] == WrId.generation(wrId) ? s : -1;
     }
 }

@@ -28,6 +28,7 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
  * the next completion or path change.
  */
 final class DefaultDecomposition implements dev.virtuoso.decomposer.Decomposition, PathGate {
+    private static final System.Logger LOG = System.getLogger(DefaultDecomposition.class.getName());
     /** SGE lengths are 32-bit; chunks stay well below. */
     static final long MAX_CHUNK_BYTES = 1L << 30;
 
@@ -36,6 +37,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
     private final ChunkTransport transport;
     private final MessageCompletionSink sink;
     private final ChunkObserver observer;
+    private boolean observerFaultLogged;
     private final MessageTable msgs;
     private final ChunkTable chunks;
     private final RangeQueue fresh;
@@ -60,7 +62,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         this.observer = wiring.observer();
         this.view = wiring.policyView();
         this.msgs = new MessageTable(config.maxMessages());
-        this.chunks = new ChunkTable(config.maxChunks());
+        this.chunks = new ChunkTable(config.maxChunks(), config.wrIdTag());
         this.fresh = new RangeQueue(config.maxMessages());
         this.reposts = new RangeQueue(2 * config.maxChunks());
         this.builtinLb = new BuiltinRoundRobin(this);
@@ -222,7 +224,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
             try {
                 observer.onChunkPosted(p, n);
             } catch (RuntimeException e) {
-                counters.add(Counter.POLICY_FAULT);
+                observerFault(e);
             }
         }
         return true;
@@ -284,8 +286,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
 
     private void pathBroken(int p, IbvWcStatus st) {
         if (paths.state(p) == PathState.UP) {
-            paths.state(p, PathState.RECOVERING);
-            transport.pathFailed(p, st);
+            transport.pathFailed(p, st); // the core's path lifecycle marks it RECOVERING
             pathsChanged();
         }
     }
@@ -447,12 +448,12 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         try {
             lb.onPathsChanged();
         } catch (RuntimeException e) {
-            lbFault();
+            lbFault(e);
         }
         try {
             cc.onPathsChanged();
         } catch (RuntimeException e) {
-            ccFault();
+            ccFault(e);
         }
         waiting = false;
     }
@@ -524,7 +525,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         try {
             return lb.place(messageId, rem, placement);
         } catch (RuntimeException e) {
-            lbFault();
+            lbFault(e);
             placement.clear();
             return builtinLb.place(messageId, rem, placement);
         }
@@ -534,7 +535,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         try {
             lb.onMessageStart(messageId, bytes);
         } catch (RuntimeException e) {
-            lbFault();
+            lbFault(e);
         }
     }
 
@@ -542,7 +543,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         try {
             return cc.maxChunkBytes(p);
         } catch (RuntimeException e) {
-            ccFault();
+            ccFault(e);
             return builtinCc.maxChunkBytes(p);
         }
     }
@@ -551,7 +552,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         try {
             return Math.max(1, cc.maxOutstandingChunks(p));
         } catch (RuntimeException e) {
-            ccFault();
+            ccFault(e);
             return builtinCc.maxOutstandingChunks(p);
         }
     }
@@ -561,29 +562,43 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
             try {
                 observer.onChunkCompleted(p, n, latency, outcome);
             } catch (RuntimeException e) {
-                counters.add(Counter.POLICY_FAULT);
+                observerFault(e);
             }
         }
         try {
             lb.onChunkComplete(p, n, latency, outcome);
         } catch (RuntimeException e) {
-            lbFault();
+            lbFault(e);
         }
         try {
             cc.onChunkComplete(p, n, latency, outcome);
         } catch (RuntimeException e) {
-            ccFault();
+            ccFault(e);
         }
     }
 
-    private void lbFault() {
+    private void lbFault(RuntimeException e) {
+        // once per session: the session is replaced by the built-in one and never called again
+        LOG.log(System.Logger.Level.WARNING, "load-balancer session " + lb + " failed; using the built-in one", e);
         counters.add(Counter.POLICY_FAULT);
         loadBalancer(null);
     }
 
-    private void ccFault() {
+    private void ccFault(RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "congestion-avoidance session " + cc + " failed; using the built-in one",
+                e);
         counters.add(Counter.POLICY_FAULT);
         congestionAvoidance(null);
+    }
+
+    /** The observer stays attached after a fault: log the first one only, count every one (per chunk). */
+    private void observerFault(RuntimeException e) {
+        if (!observerFaultLogged) {
+            observerFaultLogged = true;
+            LOG.log(System.Logger.Level.WARNING, "chunk observer " + observer + " failed (further faults are only counted)",
+                    e);
+        }
+        counters.add(Counter.POLICY_FAULT);
     }
 
     private static void closeQuietly(AutoCloseable s) {
@@ -591,6 +606,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
             s.close();
         } catch (Exception e) {
             // a session failing to close must not stop the engine; it is never called again
+            LOG.log(System.Logger.Level.WARNING, "closing session " + s + " failed", e);
         }
     }
 }

@@ -51,6 +51,7 @@ class DecompositionSessionsTest {
 
     private void open(int pathCount, boolean withObserver) {
         paths = new PathTable(pathCount);
+        transport.paths = paths;
         for (int i = 0; i < pathCount; i++) {
             paths.add();
         }
@@ -72,7 +73,7 @@ class DecompositionSessionsTest {
             }
         };
         d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("s", 4, 16, 64 * KIB, MIB, 2, FAILOVER),
+                new DecompositionConfig("s", 4, 16, 64 * KIB, MIB, 2, FAILOVER, 1L << 60),
                 new DecompositionWiring(paths, transport,
                         (wrId, tag, op, st, bytes, n, detail) -> done.add(new Done(wrId, op, st, bytes, n, detail)),
                         observer, null));
@@ -227,6 +228,65 @@ class DecompositionSessionsTest {
         assertEquals(0, transport.posted.get(0).path());
         assertEquals(1, d.counters().policyFaults());
         assertEquals(0, d.counters().invalidPlacements(), "the built-in's placement is valid");
+    }
+
+    /** Captures what DefaultDecomposition logs (System.Logger goes to java.util.logging outside OSGi). */
+    private static final class CapturedLog extends java.util.logging.Handler implements AutoCloseable {
+        final List<java.util.logging.LogRecord> records = new ArrayList<>();
+        private final java.util.logging.Logger logger =
+                java.util.logging.Logger.getLogger(DefaultDecomposition.class.getName());
+
+        CapturedLog() {
+            logger.addHandler(this);
+        }
+
+        @Override
+        public void publish(java.util.logging.LogRecord r) {
+            records.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+            logger.removeHandler(this);
+        }
+    }
+
+    @Test
+    void aThrowingPolicyIsLoggedWithItsStackTrace() {
+        open(2, false);
+        RecordingLb lb = new RecordingLb(1);
+        lb.throwOnPlace = true;
+        d.loadBalancer(lb);
+        try (CapturedLog log = new CapturedLog()) {
+            d.submit(spec.write(1, 0, 1, 100, 0, 2));
+            assertEquals(1, d.schedule());
+            assertEquals(1, log.records.size());
+            java.util.logging.LogRecord r = log.records.get(0);
+            assertEquals(java.util.logging.Level.WARNING, r.getLevel());
+            assertEquals("policy bug", r.getThrown().getMessage());
+            assertTrue(r.getThrown().getStackTrace().length > 0, "the stack trace is kept");
+        }
+    }
+
+    @Test
+    void aThrowingObserverIsLoggedOnceNotPerChunk() {
+        open(1, true);
+        observerThrows = true;
+        try (CapturedLog log = new CapturedLog()) {
+            d.submit(spec.write(1, 0, 1, 100, 0, 2));
+            d.schedule();
+            completeAll(IbvWcStatus.SUCCESS);
+            d.submit(spec.write(2, 0, 1, 100, 0, 2));
+            d.schedule();
+            completeAll(IbvWcStatus.SUCCESS);
+            assertEquals(4, d.counters().policyFaults());
+            assertEquals(1, log.records.size(), "only the first observer fault is logged");
+            assertEquals("observer bug", log.records.get(0).getThrown().getMessage());
+        }
     }
 
     @Test

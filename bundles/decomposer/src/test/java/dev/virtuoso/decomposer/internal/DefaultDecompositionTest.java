@@ -50,11 +50,12 @@ class DefaultDecompositionTest {
 
     private void open(int pathCount, int chunksPerPath, long failoverMillis) {
         paths = new PathTable(16);
+        transport.paths = paths;
         for (int i = 0; i < pathCount; i++) {
             paths.add();
         }
         d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("t", 64, 256, 64 * 1024, MIB, chunksPerPath, failoverMillis * 1_000_000L),
+                new DecompositionConfig("t", 64, 256, 64 * 1024, MIB, chunksPerPath, failoverMillis * 1_000_000L, 1L << 60),
                 new DecompositionWiring(paths, transport,
                         (wrId, tag, op, st, bytes, n, detail) -> done.add(new Done(wrId, op, st, bytes, n, detail)),
                         null, null));
@@ -137,10 +138,11 @@ class DefaultDecompositionTest {
     @Test
     void theThresholdKeepsMessagesWholeEvenAboveTheChunkSize() {
         paths = new PathTable(4);
+        transport.paths = paths;
         paths.add();
         paths.add();
         d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("t", 8, 16, 100_000, 4096, 4, 1_000_000_000L),
+                new DecompositionConfig("t", 8, 16, 100_000, 4096, 4, 1_000_000_000L, 1L << 60),
                 new DecompositionWiring(paths, transport, (a, b, c, e, f, g, h) -> { }, null, null));
         d.tick(clock);
         d.submit(spec.write(1, 0, 1, 99_999, 0, 2));

@@ -37,11 +37,12 @@ class FencedCompletionTest {
     @BeforeEach
     void setUp() {
         paths = new PathTable(16);
+        transport.paths = paths;
         for (int i = 0; i < 3; i++) {
             paths.add();
         }
         d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("t", 64, 256, 64 * 1024, MIB, 4, 1_000_000_000L),
+                new DecompositionConfig("t", 64, 256, 64 * 1024, MIB, 4, 1_000_000_000L, 1L << 60),
                 new DecompositionWiring(paths, transport, (wrId, tag, op, st, bytes, n, detail) -> done.add(st), null,
                         null));
         d.tick(1_000_000_000L);

@@ -3,7 +3,9 @@ package dev.virtuoso.decomposer.internal;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.virtuoso.api.PathState;
 import dev.virtuoso.decomposer.ChunkTransport;
+import dev.virtuoso.decomposer.PathTable;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 
@@ -16,6 +18,8 @@ final class RecordingTransport implements ChunkTransport {
     final List<Integer> failedPaths = new ArrayList<>();
     int depth = 128;
     boolean refuse;
+    /** Marked RECOVERING on a path failure, as the core does; {@code null}: not marked. */
+    PathTable paths;
 
     @Override
     public boolean post(int path, long wrId, IbvWrOpcode opcode, long localAddr, int length, int lkey,
@@ -35,6 +39,9 @@ final class RecordingTransport implements ChunkTransport {
     @Override
     public void pathFailed(int path, IbvWcStatus status) {
         failedPaths.add(path);
+        if (paths != null) {
+            paths.state(path, PathState.RECOVERING); // as the core's path lifecycle does
+        }
     }
 
     /** Removes and returns every chunk posted so far. */

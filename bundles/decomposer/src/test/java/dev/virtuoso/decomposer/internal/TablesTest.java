@@ -9,14 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MpStatus;
-import dev.virtuoso.decomposer.Decomposition;
 import dev.virtuoso.decomposer.MessageSpec;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
+import dev.virtuoso.util.WrId;
 
 /** The preallocated tables and small helpers of the decomposition. */
 class TablesTest {
+    /** The chunk wr_id tag, as the engine assigns it. */
+    private static final long TAG = 1L << 60;
+
 
     @Test
     void slotStackHandsOutLowSlotsFirstAndReusesReleasedOnes() {
@@ -37,14 +40,14 @@ class TablesTest {
 
     @Test
     void chunkWrIdCarriesTagGenerationAndSlot() {
-        ChunkTable t = new ChunkTable(4);
+        ChunkTable t = new ChunkTable(4, TAG);
         assertEquals(4, t.capacity());
         int a = t.allocate();
         int b = t.allocate();
         assertEquals(2, t.inUse());
         long wrA = t.wrId(a);
-        assertTrue(Decomposition.ownsWrId(wrA));
-        assertEquals(Decomposition.WR_ID_TAG | a, wrA);
+        assertTrue(WrId.tag(wrA) == TAG);
+        assertEquals(TAG | a, wrA);
         assertEquals(a, t.slotOf(wrA));
         assertEquals(b, t.slotOf(t.wrId(b)));
 
@@ -53,19 +56,19 @@ class TablesTest {
         assertEquals(1, t.inUse());
         assertEquals(-1, t.slotOf(wrA), "released");
         assertEquals(a, t.allocate());
-        assertEquals(Decomposition.WR_ID_TAG | (1L << 32) | a, t.wrId(a), "generation 1 after one release");
+        assertEquals(TAG | (1L << 32) | a, t.wrId(a), "generation 1 after one release");
         assertEquals(-1, t.slotOf(wrA), "stale generation");
         assertEquals(a, t.slotOf(t.wrId(a)));
     }
 
     @Test
     void slotOfRejectsSlotsBeyondTheTable() {
-        ChunkTable t = new ChunkTable(2);
+        ChunkTable t = new ChunkTable(2, TAG);
         t.allocate();
         t.allocate();
-        assertEquals(-1, t.slotOf(Decomposition.WR_ID_TAG | 2));
-        assertEquals(-1, t.slotOf(Decomposition.WR_ID_TAG | 0xFFFF_FFFFL));
-        assertEquals(1, t.slotOf(Decomposition.WR_ID_TAG | 1));
+        assertEquals(-1, t.slotOf(TAG | 2));
+        assertEquals(-1, t.slotOf(TAG | 0xFFFF_FFFFL));
+        assertEquals(1, t.slotOf(TAG | 1));
     }
 
     @Test

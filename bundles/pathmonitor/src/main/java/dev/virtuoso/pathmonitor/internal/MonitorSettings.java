@@ -3,6 +3,7 @@ package dev.virtuoso.pathmonitor.internal;
 import java.util.Map;
 
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
+import dev.virtuoso.util.TypedProperties;
 
 /**
  * Validated settings of one monitor: the configured defaults overridden by per-connection
@@ -54,49 +55,20 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
      * @throws IllegalArgumentException for a malformed or out-of-range value
      */
     MonitorSettings with(Map<String, Object> overrides) {
+        TypedProperties p = TypedProperties.of(overrides).prefixed(PathMonitorFactory.PROPERTY_PREFIX);
         return new MonitorSettings(
-                get(overrides, "probeFlowBytes", probeFlowBytes),
-                get(overrides, "probeWriteBytes", probeWriteBytes),
-                millis(get(overrides, "probeIntervalMillis", probeIntervalNanos / 1_000_000L)),
-                (int) get(overrides, "probeParallelPaths", probeParallelPaths),
-                (int) get(overrides, "initialProbeFlows", initialProbeFlows),
-                millis(get(overrides, "rateTimeConstantMillis", rateTimeConstantNanos / 1_000_000L)),
-                get(overrides, "minSampleMicros", minSampleNanos / 1_000L) * 1_000L,
-                millis(get(overrides, "stallTimeoutMillis", stallTimeoutNanos / 1_000_000L)),
-                (int) get(overrides, "errorThreshold", errorThreshold),
-                millis(get(overrides, "errorCooldownMillis", errorCooldownNanos / 1_000_000L)),
-                millis(get(overrides, "maxErrorCooldownMillis", maxErrorCooldownNanos / 1_000_000L)),
-                flag(overrides, PROBE_ON_PATH_ADDED, probeOnPathAdded));
-    }
-
-    private static long get(Map<String, Object> props, String name, long dflt) {
-        Object v = props.get(PathMonitorFactory.PROPERTY_PREFIX + name);
-        if (v == null) {
-            return dflt;
-        }
-        if (v instanceof Number n) {
-            return n.longValue();
-        }
-        try {
-            return Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PathMonitorFactory.PROPERTY_PREFIX + name + " is not a number: " + v, e);
-        }
-    }
-
-    private static boolean flag(Map<String, Object> props, String name, boolean dflt) {
-        Object v = props.get(PathMonitorFactory.PROPERTY_PREFIX + name);
-        if (v == null) {
-            return dflt;
-        }
-        if (v instanceof Boolean b) {
-            return b;
-        }
-        String t = v.toString().trim();
-        if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(t);
-        }
-        throw new IllegalArgumentException(PathMonitorFactory.PROPERTY_PREFIX + name + " is not true/false: " + v);
+                p.getLong("probeFlowBytes", probeFlowBytes),
+                p.getLong("probeWriteBytes", probeWriteBytes),
+                millis(p.getLong("probeIntervalMillis", probeIntervalNanos / 1_000_000L)),
+                p.getInt("probeParallelPaths", probeParallelPaths),
+                p.getInt("initialProbeFlows", initialProbeFlows),
+                millis(p.getLong("rateTimeConstantMillis", rateTimeConstantNanos / 1_000_000L)),
+                p.getLong("minSampleMicros", minSampleNanos / 1_000L) * 1_000L,
+                millis(p.getLong("stallTimeoutMillis", stallTimeoutNanos / 1_000_000L)),
+                p.getInt("errorThreshold", errorThreshold),
+                millis(p.getLong("errorCooldownMillis", errorCooldownNanos / 1_000_000L)),
+                millis(p.getLong("maxErrorCooldownMillis", maxErrorCooldownNanos / 1_000_000L)),
+                p.getBoolean(PROBE_ON_PATH_ADDED, probeOnPathAdded));
     }
 
     private static long millis(long ms) {

@@ -37,6 +37,7 @@ import dev.virtuoso.reassembler.Reassembler;
 import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.util.TypedProperties;
 
 /**
  * The QP manager's {@link MultipathConnector} service. It binds every verbs provider by its
@@ -241,15 +242,17 @@ public final class ConnectorComponent implements MultipathConnector {
     }
 
     private static String name(Map<String, Object> props, String fallback) {
-        Object v = props.get(LoadBalancerPolicy.NAME_PROPERTY);
-        return v != null ? v.toString() : fallback;
+        return TypedProperties.of(props).getString(LoadBalancerPolicy.NAME_PROPERTY, fallback);
+    }
+
+    private static String providerName(Map<String, Object> props, VerbsProvider p) {
+        return TypedProperties.of(props).getString(VerbsProvider.PROVIDER_PROPERTY, p.name());
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY, unbind = "removeProvider")
     void addProvider(VerbsProvider p, Map<String, Object> props) {
-        Object n = props.get(VerbsProvider.PROVIDER_PROPERTY);
-        providers.put(n != null ? n.toString() : p.name(), p);
+        providers.put(providerName(props, p), p);
         Connector c = connector;
         if (c != null) {
             c.providerAdded();
@@ -257,8 +260,7 @@ public final class ConnectorComponent implements MultipathConnector {
     }
 
     void removeProvider(VerbsProvider p, Map<String, Object> props) {
-        Object n = props.get(VerbsProvider.PROVIDER_PROPERTY);
-        providers.remove(n != null ? n.toString() : p.name(), p);
+        providers.remove(providerName(props, p), p);
         Connector c = connector;
         if (c != null) {
             c.providerGone(p);

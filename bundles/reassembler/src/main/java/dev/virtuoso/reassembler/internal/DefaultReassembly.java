@@ -32,9 +32,11 @@ import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.WrId;
 
 /** Both directions of MP_SEND / MP_RECV for one connection (see the package documentation). */
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
+    private static final System.Logger LOG = System.getLogger(DefaultReassembly.class.getName());
     private final ReassemblyConfig config;
     private final ReassemblyOutbox outbox;
     /** The SRQ and its slots, or {@code null} without SRQ (then {@link #sets}). */
@@ -63,6 +65,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     private boolean started;
     private boolean closed;
+    private boolean slotErrorLogged;
 
     /** With a shared receive queue holding the slots of {@code slab}. */
     DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, ReassemblyOutbox outbox) {
@@ -144,7 +147,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     }
 
     private void postSlot(int slot) throws VerbsException {
-        recvWr.wrId(WR_ID_TAG | slot).numSge(1);
+        recvWr.wrId(WrId.pack(config.wrIdTag(), 0, slot)).numSge(1);
         recvWr.sge(0).set(slabMr.address() + (long) slot * config.slotBytes(), config.slotBytes(), slabMr.lkey());
         srq.postSrqRecv(recvWr);
     }
@@ -172,7 +175,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public void onCompletion(IbvWc wc) throws ReassemblyException {
-        long slotId = wc.wrId() & 0xFFFF_FFFFL;
+        long slotId = WrId.slot(wc.wrId());
         if (slotId >= config.slots()) {
             throw new ReassemblyException("completion for unknown slot " + slotId);
         }
@@ -221,7 +224,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                 try {
                     sets.repost(set, slot);
                 } catch (VerbsException e) {
-                    counters.add(Counter.SLOT_ERROR, 1);
+                    slotError(e);
                 }
             }
         }
@@ -268,8 +271,17 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         try {
             postSlot(slot);
         } catch (VerbsException e) {
-            counters.add(Counter.SLOT_ERROR, 1);
+            slotError(e);
         }
+    }
+
+    /** A receive slot could not be re-posted: counted every time, logged the first time (it may repeat per message). */
+    private void slotError(VerbsException e) {
+        if (!slotErrorLogged) {
+            slotErrorLogged = true;
+            LOG.log(System.Logger.Level.ERROR, "cannot re-post a receive slot (further failures are only counted)", e);
+        }
+        counters.add(Counter.SLOT_ERROR, 1);
     }
 
     @Override

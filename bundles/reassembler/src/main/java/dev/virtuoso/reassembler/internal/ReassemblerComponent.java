@@ -42,6 +42,6 @@ public final class ReassemblerComponent implements Reassembler {
         if (device.maxSrq() != 0) {
             return newReassembly(config, pd, outbox);
         }
-        return new DefaultReassembly(config, new SlotSets(pd, config.slots(), config.slotBytes()), outbox);
+        return new DefaultReassembly(config, new SlotSets(pd, config.slots(), config.slotBytes(), config.wrIdTag()), outbox);
     }
 }

@@ -4,13 +4,13 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.spi.verbs.IbvAccess;
 import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.WrId;
 
 /**
  * Small-message slots without a shared receive queue: every path QP gets its own full set of
@@ -24,7 +24,8 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * there are live QPs (at least {@link #MAX_LINGERING}), so memory stays within about twice the live
  * sets; a late completion of a reclaimed set carries an old generation in its wr_id and is ignored.
  *
- * <p>wr_id: {@link Reassembly#WR_ID_TAG}, set index (bits 48..59), set generation (bits 32..47),
+ * <p>wr_id ({@link WrId}): the engine's tag, a generation field holding the set index (bits 48..59)
+ * and the set generation (bits 32..47),
  * slot (bits 0..31). Engine thread only (the handshake thread before the engine starts).
  */
 final class SlotSets {
@@ -54,6 +55,7 @@ final class SlotSets {
         }
     }
 
+    private final long tag;
     private final IbvPd pd;
     private final int slots;
     private final int slotBytes;
@@ -62,7 +64,9 @@ final class SlotSets {
     private boolean started;
     private long retirements;
 
-    SlotSets(IbvPd pd, int slots, int slotBytes) {
+    /** @param tag the wr_id tag the engine assigned to the reassembly */
+    SlotSets(IbvPd pd, int slots, int slotBytes, long tag) {
+        this.tag = WrId.checkTag(tag);
         this.pd = pd;
         this.slots = slots;
         this.slotBytes = slotBytes;
@@ -107,12 +111,12 @@ final class SlotSets {
      * @return its set, or {@code null} if the wr_id names no set or an older generation of one
      */
     SlotSet of(long wrId) {
-        int index = (int) (wrId >>> 48) & 0xFFF;
+        int index = WrId.generation(wrId) >>> 16 & 0xFFF;
         if (index >= sets.size()) {
             return null;
         }
         SlotSet s = sets.get(index);
-        return s.generation == ((int) (wrId >>> 32) & 0xFFFF) ? s : null;
+        return s.generation == (WrId.generation(wrId) & 0xFFFF) ? s : null;
     }
 
     /** A slot of {@code s} completed with an error: its QP is in ERR, nothing more is posted on it. */
@@ -157,7 +161,7 @@ final class SlotSets {
     }
 
     private void post(SlotSet s, int slot) throws VerbsException {
-        wr.wrId(Reassembly.WR_ID_TAG | ((long) s.index << 48) | ((long) s.generation << 32) | slot).numSge(1);
+        wr.wrId(WrId.pack(tag, s.index << 16 | s.generation, slot)).numSge(1);
         wr.sge(0).set(s.mr.address() + (long) slot * slotBytes, slotBytes, s.mr.lkey());
         s.qp.postRecv(wr);
         s.outstanding++;

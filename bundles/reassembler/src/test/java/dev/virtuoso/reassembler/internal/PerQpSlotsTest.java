@@ -76,7 +76,7 @@ class PerQpSlotsTest {
                 control.add(body);
             }
         };
-        return new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", 16, SLOTS, SLOT_BYTES, 128), pd,
+        return new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", 16, SLOTS, SLOT_BYTES, 128, 2L << 60), pd,
                 out, new IbvDeviceAttr().maxSrq(0));
     }
 

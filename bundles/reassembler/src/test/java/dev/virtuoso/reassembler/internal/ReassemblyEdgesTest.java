@@ -32,6 +32,9 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * peer's records are written by hand, so limits, sizes and counters can be checked exactly.
  */
 class ReassemblyEdgesTest {
+    /** The slot wr_id tag, as the engine assigns it. */
+    private static final long TAG = 2L << 60;
+
     private static final long SLAB_BASE = 0x10000;
 
     record Completion(long wrId, MpStatus status, long length, int paths, String detail) {
@@ -81,7 +84,7 @@ class ReassemblyEdgesTest {
                 sent.add(body);
             }
         };
-        r = new DefaultReassembly(new ReassemblyConfig("t", maxReceives, slots, slotSize, splitThreshold), srq, mr,
+        r = new DefaultReassembly(new ReassemblyConfig("t", maxReceives, slots, slotSize, splitThreshold, TAG), srq, mr,
                 slab, outbox);
         return r;
     }
@@ -90,7 +93,7 @@ class ReassemblyEdgesTest {
         ByteBuffer s = slab.duplicate();
         s.position(slot * slotBytes);
         s.put(payload);
-        wc.set(Reassembly.WR_ID_TAG | slot, IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, payload.length, imm,
+        wc.set(TAG | slot, IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, payload.length, imm,
                 IbvWc.WITH_IMM, 1, 2, 0);
         r.onCompletion(wc);
     }
@@ -130,7 +133,7 @@ class ReassemblyEdgesTest {
         open(4, 3, 128, 64).start(1, 1, 1);
         assertEquals(3, posted.size());
         for (int k = 0; k < 3; k++) {
-            assertArrayEquals(new long[] {Reassembly.WR_ID_TAG | k, SLAB_BASE + 128L * k, 128}, posted.get(k));
+            assertArrayEquals(new long[] {TAG | k, SLAB_BASE + 128L * k, 128}, posted.get(k));
         }
         assertThrows(IllegalStateException.class, () -> r.start(1, 1, 1));
         assertSame(r.config(), r.config());
@@ -149,17 +152,17 @@ class ReassemblyEdgesTest {
     @Test
     void slotErrorsAreCountedAndTheSlotPostedAgain() throws Exception {
         open(4, 2, 64, 64).start(4, 2, 64);
-        wc.set(Reassembly.WR_ID_TAG | 1, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        wc.set(TAG | 1, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
         r.onCompletion(wc);
         assertEquals(1, r.counters().slotErrors());
         assertEquals(3, posted.size());
-        assertArrayEquals(new long[] {Reassembly.WR_ID_TAG | 1, SLAB_BASE + 64, 64}, posted.get(2));
+        assertArrayEquals(new long[] {TAG | 1, SLAB_BASE + 64, 64}, posted.get(2));
 
         srqRefuses = true;
         r.onCompletion(wc);
         assertEquals(3, r.counters().slotErrors(), "the failed completion and the failed re-post");
 
-        wc.set(Reassembly.WR_ID_TAG | 2, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        wc.set(TAG | 2, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
         assertThrows(ReassemblyException.class, () -> r.onCompletion(wc), "slot 2 does not exist");
         assertEquals(3, r.counters().slotErrors());
     }
@@ -170,7 +173,7 @@ class ReassemblyEdgesTest {
         r.close();
         assertTrue(srqClosed);
         assertTrue(mr.closed);
-        wc.set(Reassembly.WR_ID_TAG, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        wc.set(TAG, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
         r.onCompletion(wc);
         assertEquals(2, posted.size(), "no slot posted after close");
         assertFalse(r.postReceive(1, ByteBuffer.allocate(8), 0, 8, 0, 0, false));

@@ -48,7 +48,7 @@ final class ReassemblyHarness {
                     outbox.add(body);
                 }
             };
-            r = new DefaultReassembly(new ReassemblyConfig(name, maxReceives, slots, slotBytes, splitThreshold), srq,
+            r = new DefaultReassembly(new ReassemblyConfig(name, maxReceives, slots, slotBytes, splitThreshold, 2L << 60), srq,
                     slabMr, slab, out);
         }
 

@@ -2,6 +2,10 @@ package dev.virtuoso.policy.binding;
 
 import java.util.Dictionary;
 
+import org.osgi.framework.FrameworkUtil;
+
+import dev.virtuoso.util.TypedProperties;
+
 /**
  * A parsed {@link BindingConfig}.
  *
@@ -23,17 +27,6 @@ record Binding(String pid, String connection, String loadBalancer, String conges
     }
 
     private static String text(Dictionary<String, ?> props, String key, String dflt) {
-        Object v = props.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        if (v instanceof String[] a) {
-            if (a.length != 1) {
-                throw new IllegalArgumentException(key + " must be a single value");
-            }
-            v = a[0];
-        }
-        String s = v.toString().trim();
-        return s.isEmpty() ? dflt : s;
+        return TypedProperties.of(FrameworkUtil.asMap(props)).getString(key, dflt);
     }
 }

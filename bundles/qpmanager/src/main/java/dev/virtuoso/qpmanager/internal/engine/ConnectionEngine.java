@@ -51,6 +51,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * <p>Everything the connection consists of is created here, in the constructor, in one place.
  */
 final class ConnectionEngine {
+    private static final System.Logger LOG = System.getLogger(ConnectionEngine.class.getName());
     /** Timer of a connection with work in flight or a path protocol running (failover, repair, drain). */
     static final long BUSY_TICK_NANOS = 1_000_000;
     /** Timer of an otherwise quiet connection with a path monitor (its periodic probes, cooldowns). */
@@ -158,8 +159,8 @@ final class ConnectionEngine {
             this.decomposition = decomposer.newDecomposition(
                     new DecompositionConfig(s.id, options.maxOutstanding(), cs.maxPaths() * cs.sendQueueDepth(),
                             options.splitThreshold(), options.chunkSize(), cs.builtinChunksPerPath(),
-                            options.failoverTimeout().toNanos()),
-                    new DecompositionWiring(table, paths, sink(conn, reassembly), this.monitor, this.monitor.view()));
+                            options.failoverTimeout().toNanos(), WrIdTags.CHUNK),
+                    new DecompositionWiring(table, paths.chunks(), sink(conn, reassembly), this.monitor, this.monitor.view()));
             paths.decomposition(decomposition);
             this.policies = new PolicyBinder(registry, options, s.id, decomposition, this.monitor.view());
             this.monitor.attach(decomposition, policies);
@@ -416,6 +417,7 @@ final class ConnectionEngine {
             return work;
         } catch (Throwable t) {
             fatal = "engine failure: " + t;
+            LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": engine failure", t);
             if (!ended) {
                 teardown(ConnectionState.FAILED, fatal, true);
             }
@@ -432,6 +434,7 @@ final class ConnectionEngine {
                 c.run(this);
             } catch (Exception e) {
                 fatal = "command failed: " + e;
+                LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": command failed", e);
             }
         }
         return n;
@@ -450,8 +453,10 @@ final class ConnectionEngine {
             }
         } catch (ProtocolException e) {
             fatal = "peer broke the control protocol: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         } catch (ReassemblyException e) {
             fatal = "peer broke the reassembly protocol: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         }
         return n;
     }
@@ -551,11 +556,11 @@ final class ConnectionEngine {
                 for (int i = 0; i < n; i++) {
                     IbvWc wc = wcs[i];
                     long wrId = wc.wrId();
-                    if (Decomposition.ownsWrId(wrId)) {
+                    if (WrIdTags.owns(WrIdTags.CHUNK, wrId)) {
                         decomposition.onCompletion(wc);
-                    } else if (Reassembly.ownsWrId(wrId)) {
+                    } else if (WrIdTags.owns(WrIdTags.SLOT, wrId)) {
                         reassembly.onCompletion(wc);
-                    } else if (PathMonitorLink.ownsWrId(wrId)) {
+                    } else if (WrIdTags.owns(WrIdTags.PROBE, wrId)) {
                         monitor.onProbeCompletion(wc);
                     } else {
                         unknownCompletions++;
@@ -565,8 +570,10 @@ final class ConnectionEngine {
             } while (n == wcs.length && total < 4 * BATCH);
         } catch (VerbsException e) {
             fatal = "completion queue failed: " + e.getMessage();
+            LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": " + fatal, e);
         } catch (ReassemblyException e) {
             fatal = "peer broke the reassembly protocol: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         }
         return total;
     }
@@ -674,6 +681,7 @@ final class ConnectionEngine {
             c.close();
         } catch (Exception e) {
             // releasing everything else matters more
+            LOG.log(System.Logger.Level.DEBUG, "closing " + c + " failed", e);
         }
     }
 

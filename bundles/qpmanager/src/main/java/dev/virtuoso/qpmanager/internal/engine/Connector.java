@@ -45,6 +45,7 @@ import dev.virtuoso.spi.verbs.Vnic;
  * path monitor as the policies' view; without one, connections use the core's {@link PathTable}.
  */
 public final class Connector implements MultipathConnector, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Connector.class.getName());
     /** Told about connections coming and going (e.g. to publish them as services). */
     public interface Observer {
         void established(MultipathConnection c);
@@ -231,6 +232,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
                 }
             }
         } catch (VerbsException e) {
+            LOG.log(System.Logger.Level.WARNING, "provider " + p.name() + " cannot list its devices", e);
             return "provider " + p.name() + " cannot list its devices: " + e.getMessage();
         }
         return "provider " + p.name() + " has no device " + (device == null ? "" : device);

@@ -17,6 +17,7 @@ import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
  * and declares the peer gone when nothing arrived for the liveness timeout or the stream ends.
  */
 final class ControlChannel implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ControlChannel.class.getName());
     static final int OPEN = 0;
     static final int PEER_CLOSED = 1;
     static final int BROKEN = 2;
@@ -128,6 +129,7 @@ final class ControlChannel implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             if (running) {
                 fail(BROKEN, "control channel failed: " + e);
+                LOG.log(System.Logger.Level.WARNING, "connection " + id + ": control channel failed", e);
             }
         }
     }

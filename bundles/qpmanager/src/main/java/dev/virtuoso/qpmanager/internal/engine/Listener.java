@@ -41,6 +41,7 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * a handshake that would overflow it is refused before any QP is created. Failures are counted.
  */
 final class Listener implements MultipathListener {
+    private static final System.Logger LOG = System.getLogger(Listener.class.getName());
     /** First-frame bodies up to this size are read by the listener thread; larger go to a worker. */
     private static final int FIRST_FRAME_BODY = 128;
     /** Longest wait of the listener thread, so deadlines are checked this often. */
@@ -152,6 +153,7 @@ final class Listener implements MultipathListener {
                 expire();
             } catch (IOException | RuntimeException e) {
                 if (!closed) {
+                    LOG.log(System.Logger.Level.ERROR, "listener " + address + ": accept failed", e);
                     fail("accept failed: " + e.getMessage());
                     pause(); // e.g. out of file descriptors: the accept stays ready, do not spin on it
                 }

@@ -35,6 +35,7 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * that engine, with it.
  */
 public final class MpConnection implements MultipathConnection {
+    private static final System.Logger LOG = System.getLogger(MpConnection.class.getName());
     private static final long COMMAND_TIMEOUT_MILLIS = 10_000;
 
     private final String id;
@@ -427,6 +428,7 @@ public final class MpConnection implements MultipathConnection {
             Thread.currentThread().interrupt();
             return "interrupted";
         } catch (ExecutionException | TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "connection " + id + ": engine does not answer", e);
             return "engine does not answer: " + e;
         }
     }

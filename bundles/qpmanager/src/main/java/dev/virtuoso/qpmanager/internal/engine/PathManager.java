@@ -14,7 +14,6 @@ import dev.virtuoso.api.PathState;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
-import dev.virtuoso.decomposer.ChunkTransport;
 import dev.virtuoso.decomposer.Decomposition;
 import dev.virtuoso.decomposer.PathTable;
 import dev.virtuoso.qpmanager.internal.bootstrap.Authenticator;
@@ -26,18 +25,16 @@ import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.AddPathNak;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.PathRef;
 import dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.RepairPath;
 import dev.virtuoso.reassembler.Reassembly;
-import dev.virtuoso.spi.verbs.IbvSendFlags;
 import dev.virtuoso.spi.verbs.IbvQp;
-import dev.virtuoso.spi.verbs.IbvSendWr;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
-import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsCounter;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.Vnic;
 
 /**
- * The paths of one connection: their QPs, the chunk transport over them, and adding and removing
- * paths on the live connection through the control channel. Engine thread only.
+ * Path control of one connection: the paths' QPs, adding, repairing and removing paths on the live
+ * connection through the control channel, and the paths' states through their {@link PathLifecycle}.
+ * The chunk data path over the same QPs is {@link ChunkPoster}. Engine thread only.
  *
  * <p>Adding: the initiator creates a QP and sends ADD_PATH; the responder creates and connects its
  * QP and answers ADD_PATH_ACK; the initiator connects, starts using the path and sends PATH_READY,
@@ -51,7 +48,8 @@ import dev.virtuoso.spi.verbs.Vnic;
  * exponentially while the path keeps failing. If both sides repair at once, the client's request
  * wins.
  */
-final class PathManager implements ChunkTransport {
+final class PathManager {
+    private static final System.Logger LOG = System.getLogger(PathManager.class.getName());
     static final long MIN_REPAIR_DELAY_NANOS = 10_000_000L;
     static final long MAX_REPAIR_DELAY_NANOS = 1_000_000_000L;
     private static final long FLUSH_WAIT_NANOS = 1_000_000_000L;
@@ -70,6 +68,9 @@ final class PathManager implements ChunkTransport {
     private final List<PathSlot> joining = new ArrayList<>();
     private Decomposition decomposition;
     private PathEvents events = PathEvents.NONE;
+    /** The only writer of path state. */
+    private final PathLifecycle lifecycle;
+    private final ChunkPoster chunks;
     private int nextRequestId = 1;
     private long pathFailures;
 
@@ -87,6 +88,8 @@ final class PathManager implements ChunkTransport {
         this.settings = settings;
         this.allowedLocals = List.copyOf(allowedLocals);
         this.byId = new PathSlot[table.capacity()];
+        this.lifecycle = new PathLifecycle(table);
+        this.chunks = new ChunkPoster(byId, table, this);
     }
 
     void decomposition(Decomposition d) {
@@ -96,6 +99,7 @@ final class PathManager implements ChunkTransport {
     /** @param e told about path changes before the policy sessions are */
     void events(PathEvents e) {
         events = e;
+        lifecycle.listener(e);
     }
 
     /** Adds a path established by the handshake. */
@@ -114,41 +118,20 @@ final class PathManager implements ChunkTransport {
         return pathFailures;
     }
 
-    // ---------------------------------------------------------------- ChunkTransport
+    // ---------------------------------------------------------------- path failure
 
-    @Override
-    public boolean post(int path, long wrId, IbvWrOpcode opcode, long localAddr, int length, int lkey,
-            long remoteAddr, int rkey, int immData) {
-        PathSlot s = byId[path];
-        IbvSendWr wr = s.wr;
-        wr.wrId(wrId).opcode(opcode).sendFlags(IbvSendFlags.SIGNALED).remoteAddr(remoteAddr).rkey(rkey)
-                .immData(immData);
-        if (length == 0) {
-            wr.numSge(0);
-        } else {
-            wr.numSge(1).sge(0).set(localAddr, length, lkey);
-        }
-        try {
-            s.qp.postSend(wr);
-            return true;
-        } catch (VerbsException e) {
-            if (e.errno() != VerbsException.ENOMEM && table.state(path) == PathState.UP) {
-                table.state(path, PathState.RECOVERING);
-                pathFailed(path, IbvWcStatus.GENERAL_ERR);
-            }
-            return false;
-        }
+    /** @return the chunk data path over these paths (the decomposition's transport, the probes' poster) */
+    ChunkPoster chunks() {
+        return chunks;
     }
 
-    @Override
-    public int sendQueueDepth(int path) {
-        return byId[path].sendQueueDepth;
-    }
-
-    @Override
-    public void pathFailed(int path, IbvWcStatus status) {
+    /**
+     * A completion, a post or a probe showed the path's QP in error: it leaves the placement
+     * (RECOVERING) and its repair is scheduled, backing off while it keeps failing.
+     */
+    void pathFailed(int path, IbvWcStatus status) {
         pathFailures++;
-        events.pathState(path, PathState.RECOVERING);
+        lifecycle.fail(path);
         PathSlot s = byId[path];
         long now = table.nowNanos();
         s.failedAt = now;
@@ -234,9 +217,7 @@ final class PathManager implements ChunkTransport {
             s.dropRepair();
         }
         int p = s.id;
-        if (table.state(p) == PathState.UP) {
-            table.state(p, PathState.RECOVERING);
-            events.pathState(p, PathState.RECOVERING);
+        if (lifecycle.fail(p)) {
             decomposition.pathsChanged();
         }
         QpBuilder.toError(s.qp);
@@ -254,6 +235,7 @@ final class PathManager implements ChunkTransport {
             s.mtu = Math.min(options.mtu(), m.mtu());
             QpBuilder.connect(s, options);
         } catch (VerbsException e) {
+            LOG.log(System.Logger.Level.WARNING, "repair request " + m.requestId() + ": " + QP_RECREATE_FAILED, e);
             nak(Protocol.REPAIR_NAK, m.requestId(), QP_RECREATE_FAILED + e.getMessage());
             return;
         }
@@ -288,8 +270,7 @@ final class PathManager implements ChunkTransport {
         // the peer destroyed its old QP before answering: our abandoned attempts can no longer land
         decomposition.pathFenced(s.id);
         s.completedAtRepair = table.chunksCompleted(s.id);
-        table.state(s.id, PathState.UP);
-        events.pathState(s.id, PathState.UP);
+        lifecycle.repaired(s.id);
         send(Protocol.PATH_READY, new PathRef(s.qp.qpNum())::encode);
         decomposition.pathsChanged();
     }
@@ -434,8 +415,7 @@ final class PathManager implements ChunkTransport {
             if (s != null && s.awaitingReady && s.remoteQpn == qpn) {
                 s.awaitingReady = false;
                 if (!s.removing) {
-                    table.state(p, PathState.UP);
-                    events.pathState(p, PathState.UP);
+                    lifecycle.repaired(p);
                     decomposition.pathsChanged();
                 }
                 return;
@@ -486,8 +466,7 @@ final class PathManager implements ChunkTransport {
         s.removing = true;
         s.dropRepair();
         s.removeDeadline = now + options.handshakeTimeout().toNanos();
-        table.state(s.id, PathState.DOWN);
-        events.pathState(s.id, PathState.DOWN);
+        lifecycle.remove(s.id);
         decomposition.pathsChanged();
     }
 
@@ -606,8 +585,8 @@ final class PathManager implements ChunkTransport {
             s.destroy();
         }
         joining.clear();
+        lifecycle.closeAll();
         for (int p = 0; p < table.pathCount(); p++) {
-            table.state(p, PathState.DOWN);
             if (byId[p] != null) {
                 byId[p].destroy();
             }

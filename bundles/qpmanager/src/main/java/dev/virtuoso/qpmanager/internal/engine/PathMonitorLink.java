@@ -48,9 +48,7 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
  * {@link #PEER_PROBES_WAIT_NANOS} without it.
  */
 final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable {
-    /** Bits 60..63 of a probe WRITE's wr_id ({@code 0x1} are chunks, {@code 0x2} reassembly). */
-    static final long WR_ID_TAG = 3L << 60;
-    private static final long WR_ID_TAG_MASK = 0xFL << 60;
+    private static final System.Logger LOG = System.getLogger(PathMonitorLink.class.getName());
     /** Bound on probe WRITEs posted in one duty cycle (a flow is a handful of WRs per path). */
     private static final int MAX_PROBES_PER_CYCLE = 64;
     private static final int PROBE_SLOTS = 256;
@@ -161,11 +159,6 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     /** @return whether a monitor is in use now */
     boolean monitored() {
         return monitor != null;
-    }
-
-    /** @param wrId a completion's wr_id @return true if it is a probe WRITE's */
-    static boolean ownsWrId(long wrId) {
-        return (wrId & WR_ID_TAG_MASK) == WR_ID_TAG;
     }
 
     // ---------------------------------------------------------------- other threads
@@ -318,7 +311,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             slot = probes.allocate(p, bytes, now);
         }
         if (slot >= 0) {
-            posted = paths.post(p, probes.wrId(slot), IbvWrOpcode.RDMA_WRITE, scratch.address(), (int) bytes,
+            posted = paths.chunks().post(p, probes.wrId(slot), IbvWrOpcode.RDMA_WRITE, scratch.address(), (int) bytes,
                     scratch.lkey(), peerScratch.address(), peerScratch.rkey(), 0);
             if (!posted) {
                 probes.release(slot);
@@ -336,7 +329,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         }
     }
 
-    /** A completion whose wr_id {@link #ownsWrId belongs} to a probe WRITE. */
+    /** A completion whose wr_id carries {@link WrIdTags#PROBE}: a probe WRITE's. */
     void onProbeCompletion(IbvWc wc) {
         int slot = probes.slotOf(wc.wrId());
         if (slot < 0) {
@@ -365,7 +358,6 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             probeErrors++;
             // any error completion leaves the QP in ERR: the path fails like for a data chunk
             if (table.state(p) == PathState.UP) {
-                table.state(p, PathState.RECOVERING);
                 paths.pathFailed(p, st);
                 decomposition.pathsChanged();
             }
@@ -414,12 +406,17 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         try {
             m.close();
         } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "connection " + connectionId + ": closing the path monitor failed", e);
             recordFault(e);
         }
         detached.countDown();
     }
 
     private void fault(RuntimeException e) {
+        if (!detachRequested) { // once per monitor: after a fault it is not called again
+            LOG.log(System.Logger.Level.WARNING, "connection " + connectionId + ": path monitor failed; "
+                    + "the core's own path view takes over", e);
+        }
         recordFault(e);
         // no further call into the monitor; the engine switches to its own view next cycle
         detachRequested = true;
@@ -548,6 +545,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             try {
                 m.close();
             } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "connection " + connectionId + ": closing the path monitor failed", e);
                 recordFault(e);
             }
         }

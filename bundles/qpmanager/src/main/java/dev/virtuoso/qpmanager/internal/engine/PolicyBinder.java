@@ -17,6 +17,7 @@ import dev.virtuoso.spi.policy.PolicyContext;
  * decomposition and never called again.
  */
 final class PolicyBinder {
+    private static final System.Logger LOG = System.getLogger(PolicyBinder.class.getName());
     private final PolicyRegistry registry;
     private final ConnectOptions options;
     private final PolicyContext context;
@@ -112,6 +113,8 @@ final class PolicyBinder {
         try {
             decomposition.loadBalancer(p.newSession(context, view));
         } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "connection " + context.connectionId() + ": load balancer " + name
+                    + " failed to create a session", e);
             return false;
         }
         lbPolicy = p;
@@ -133,6 +136,8 @@ final class PolicyBinder {
         try {
             decomposition.congestionAvoidance(p.newSession(context, view));
         } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "connection " + context.connectionId() + ": congestion avoidance "
+                    + name + " failed to create a session", e);
             return false;
         }
         ccPolicy = p;

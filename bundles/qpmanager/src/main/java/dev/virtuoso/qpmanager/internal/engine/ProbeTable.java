@@ -1,15 +1,15 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import dev.virtuoso.util.WrId;
+
 /**
  * Probe WRITEs in flight: path, length and post time per slot, found again from the completion's
- * wr_id. A wr_id carries {@link PathMonitorLink#WR_ID_TAG}, a generation and the slot, so a
+ * wr_id. A wr_id carries {@link WrIdTags#PROBE}, a generation and the slot ({@link WrId}), so a
  * completion of a slot released meanwhile (its path abandoned) is recognised as stale. Engine
  * thread only; no allocation after construction.
  */
 final class ProbeTable {
-    private static final int SLOT_BITS = 16;
-    private static final long SLOT_MASK = (1L << SLOT_BITS) - 1;
-    private static final long GENERATION_MASK = 0xFFFF_FFFFL;
+    private static final int MAX_CAPACITY = 1 << 16;
 
     final int[] path;
     final long[] bytes;
@@ -21,7 +21,7 @@ final class ProbeTable {
 
     /** @param capacity most probe WRITEs in flight at once, at most 65536 */
     ProbeTable(int capacity) {
-        if (capacity < 1 || capacity > (1 << SLOT_BITS)) {
+        if (capacity < 1 || capacity > MAX_CAPACITY) {
             throw new IllegalArgumentException("probe table capacity out of range: " + capacity);
         }
         path = new int[capacity];
@@ -70,16 +70,16 @@ final class ProbeTable {
     }
 
     long wrId(int slot) {
-        return PathMonitorLink.WR_ID_TAG | ((generation[slot] & GENERATION_MASK) << SLOT_BITS) | slot;
+        return WrId.pack(WrIdTags.PROBE, generation[slot], slot);
     }
 
     /** @return the slot a wr_id names if it is still in use by that probe, else -1 */
     int slotOf(long wrId) {
-        int s = (int) (wrId & SLOT_MASK);
-        if (s >= path.length || !used[s]) {
+        long slot = WrId.slot(wrId);
+        if (slot >= path.length || !used[(int) slot]) {
             return -1;
         }
-        long gen = (wrId >>> SLOT_BITS) & GENERATION_MASK;
-        return gen == (generation[s] & GENERATION_MASK) ? s : -1;
+        int s = (int) slot;
+        return WrId.generation(wrId) == (generation[s] & WrId.GENERATION_MASK) ? s : -1;
     }
 }

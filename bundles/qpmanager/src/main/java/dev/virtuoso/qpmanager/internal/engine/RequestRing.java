@@ -1,12 +1,11 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
+import dev.virtuoso.util.SlotRing;
 
 /**
- * The hand-off of MP work requests from application threads to the engine: a bounded ring of
- * preallocated request slots, many producers and one consumer, each slot guarded by a sequence
- * number (the Vyukov bounded queue). Posting allocates nothing and takes no lock.
+ * The hand-off of MP work requests from application threads to the engine: a {@link SlotRing} of
+ * preallocated request slots, many producers and one consumer (the engine, which peeks and
+ * releases in order). Posting allocates nothing and takes no lock.
  */
 final class RequestRing {
     static final int WRITE = 0;
@@ -25,58 +24,37 @@ final class RequestRing {
         int rkey;
     }
 
-    private final Request[] slots;
-    private final AtomicLongArray sequence;
-    private final int mask;
-    private final AtomicLong tail = new AtomicLong();
-    private long head;
+    private final SlotRing<Request> ring;
 
-    /** @param minCapacity slots wanted; rounded up to a power of two */
+    /** @param minCapacity slots wanted; rounded up to a power of two, at least 4 */
     RequestRing(int minCapacity) {
         int capacity = Integer.highestOneBit(Math.max(2, minCapacity - 1)) << 1;
-        slots = new Request[capacity];
-        sequence = new AtomicLongArray(capacity);
-        for (int i = 0; i < capacity; i++) {
-            slots[i] = new Request();
-            sequence.set(i, i);
-        }
-        mask = capacity - 1;
+        ring = new SlotRing<>(capacity, i -> new Request());
     }
 
     /** @return a ticket for a free slot, or -1 if the ring is full */
     long claim() {
-        while (true) {
-            long t = tail.get();
-            long s = sequence.get((int) (t & mask));
-            if (s == t) {
-                if (tail.compareAndSet(t, t + 1)) {
-                    return t;
-                }
-            } else if (s < t) {
-                return -1;
-            }
-        }
+        return ring.claim();
     }
 
     Request slot(long ticket) {
-        return slots[(int) (ticket & mask)];
+        return ring.slot(ticket);
     }
 
     void publish(long ticket) {
-        sequence.set((int) (ticket & mask), ticket + 1);
+        ring.publish(ticket);
     }
 
     /** Consumer: the oldest published request, or {@code null}. */
     Request peek() {
-        int i = (int) (head & mask);
-        return sequence.get(i) == head + 1 ? slots[i] : null;
+        long t = ring.peek();
+        return t < 0 ? null : ring.slot(t);
     }
 
     /** Consumer: frees the slot returned by {@link #peek()}. */
     void release() {
-        int i = (int) (head & mask);
-        slots[i].region = null;
-        sequence.lazySet(i, head + slots.length);
-        head++;
+        long t = ring.peek();
+        ring.slot(t).region = null;
+        ring.release(t);
     }
 }

@@ -99,7 +99,7 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         try {
             reassembly = reassembler.newReassembly(new ReassemblyConfig(id, options.maxOutstanding(),
-                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold()), res.pd, writer,
+                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold(), WrIdTags.SLOT), res.pd, writer,
                     res.device);
         } catch (VerbsException e) {
             throw new VirtuosoException(Reason.VERBS, "cannot create the receive queue: " + e.getMessage(), e);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import dev.virtuoso.util.WrId;
 
 /** Probe slots: bounds, full table, wr_id round trip and stale completions. */
 class ProbeTableTest {
@@ -51,7 +52,7 @@ class ProbeTableTest {
         int s = t.allocate(2, 64, 0);
         int other = t.allocate(2, 64, 0);
         long id = t.wrId(s);
-        assertEquals(PathMonitorLink.WR_ID_TAG, id & PathMonitorLink.WR_ID_TAG, "tagged as a probe");
+        assertEquals(WrIdTags.PROBE, id & WrIdTags.PROBE, "tagged as a probe");
         assertEquals(s, t.slotOf(id));
         assertEquals(other, t.slotOf(t.wrId(other)));
         t.release(s);
@@ -61,7 +62,7 @@ class ProbeTableTest {
         assertNotEquals(id, again, "a new generation");
         assertEquals(-1, t.slotOf(id), "the old probe's completion is stale");
         assertEquals(s, t.slotOf(again));
-        assertEquals(-1, t.slotOf(PathMonitorLink.WR_ID_TAG | (1L << 16) | 3), "slot 3 never allocated");
-        assertEquals(-1, t.slotOf(PathMonitorLink.WR_ID_TAG | (1L << 16) | 4), "beyond the table");
+        assertEquals(-1, t.slotOf(WrId.pack(WrIdTags.PROBE, 1, 3)), "slot 3 never allocated");
+        assertEquals(-1, t.slotOf(WrId.pack(WrIdTags.PROBE, 1, 4)), "beyond the table");
     }
 }

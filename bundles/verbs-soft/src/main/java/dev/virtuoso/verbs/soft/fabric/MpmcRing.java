@@ -1,25 +1,21 @@
 package dev.virtuoso.verbs.soft.fabric;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
+import dev.virtuoso.util.SlotRing;
 
 /**
- * Bounded lock-free multi-producer multi-consumer queue (per-slot sequence numbers, after Dmitry
- * Vyukov's design). Allocates nothing after construction, which is why the fabric uses it instead of
+ * Bounded lock-free multi-producer multi-consumer queue of references over a {@link SlotRing}.
+ * Allocates nothing after construction, which is why the fabric uses it instead of
  * {@code ConcurrentLinkedQueue} (one node per offer).
  *
  * @param <E> element type
  */
 final class MpmcRing<E> {
-    private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Object[].class);
+    /** A slot holding one element while it is queued. */
+    private static final class Cell<E> {
+        E element;
+    }
 
-    private final long[] sequences;
-    private final Object[] slots;
-    private final int mask;
-    private final AtomicLong tail = new AtomicLong();
-    private final AtomicLong head = new AtomicLong();
+    private final SlotRing<Cell<E>> ring;
 
     /** @param capacity rounded up to a power of two, at least 2 */
     MpmcRing(int capacity) {
@@ -27,72 +23,44 @@ final class MpmcRing<E> {
             throw new IllegalArgumentException("capacity out of range: " + capacity);
         }
         int size = Integer.highestOneBit(capacity - 1) << 1;
-        sequences = new long[size];
-        slots = new Object[size];
-        mask = size - 1;
-        for (int i = 0; i < size; i++) {
-            sequences[i] = i;
-        }
+        ring = new SlotRing<>(size, i -> new Cell<>());
     }
 
     int capacity() {
-        return mask + 1;
+        return ring.capacity();
     }
 
     /** @return false if full */
     boolean offer(E e) {
-        long pos = tail.get();
-        while (true) {
-            int index = (int) pos & mask;
-            long seq = (long) SEQ.getAcquire(sequences, index);
-            long dif = seq - pos;
-            if (dif == 0) {
-                if (tail.compareAndSet(pos, pos + 1)) {
-                    SLOT.setRelease(slots, index, e);
-                    SEQ.setRelease(sequences, index, pos + 1);
-                    return true;
-                }
-                pos = tail.get();
-            } else if (dif < 0) {
-                return false;
-            } else {
-                pos = tail.get();
-            }
+        long t = ring.claim();
+        if (t < 0) {
+            return false;
         }
+        ring.slot(t).element = e;
+        ring.publish(t);
+        return true;
     }
 
     /** @return the oldest element, or null if empty */
-    @SuppressWarnings("unchecked")
     E poll() {
-        long pos = head.get();
-        while (true) {
-            int index = (int) pos & mask;
-            long seq = (long) SEQ.getAcquire(sequences, index);
-            long dif = seq - (pos + 1);
-            if (dif == 0) {
-                if (head.compareAndSet(pos, pos + 1)) {
-                    E e = (E) SLOT.getAcquire(slots, index);
-                    SLOT.setRelease(slots, index, null);
-                    SEQ.setRelease(sequences, index, pos + mask + 1);
-                    return e;
-                }
-                pos = head.get();
-            } else if (dif < 0) {
-                return null;
-            } else {
-                pos = head.get();
-            }
+        long t = ring.acquire();
+        if (t < 0) {
+            return null;
         }
+        Cell<E> c = ring.slot(t);
+        E e = c.element;
+        c.element = null;
+        ring.release(t);
+        return e;
     }
 
-    /** @return true if nothing is queued; approximate while producers are mid-offer */
+    /** @return true if nothing is queued, counting offers still in progress; approximate */
     boolean isEmpty() {
-        return head.get() >= tail.get();
+        return ring.size() == 0;
     }
 
     /** @return approximate number of queued elements */
     int size() {
-        long n = tail.get() - head.get();
-        return n <= 0 ? 0 : (int) Math.min(n, capacity());
+        return ring.size();
     }
 }

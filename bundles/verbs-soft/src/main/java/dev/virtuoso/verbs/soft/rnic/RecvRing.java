@@ -1,46 +1,39 @@
 package dev.virtuoso.verbs.soft.rnic;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
-
 import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.IbvSge;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.SlotRing;
 
 /**
- * A receive queue (a QP's RQ or an SRQ): a bounded ring, many posting threads, one consumer (the
- * engine). A poster claims a slot by CAS on the tail, copies the WR into preallocated arrays and
- * publishes the slot with a release store of its sequence number; the engine takes slots in order
- * and frees each as soon as it has copied it out.
+ * A receive queue (a QP's RQ or an SRQ): a {@link SlotRing} of preallocated receive slots, many
+ * posting threads, one consumer (the engine). A poster claims a slot, copies the WR into it and
+ * publishes it; the engine takes slots in order and frees each as soon as it has copied it out.
  */
 final class RecvRing {
-    private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
+    /** One posted receive WR, copied in by its poster. */
+    private static final class Slot {
+        long wrId;
+        int numSge;
+        final long[] addr;
+        final int[] len;
+        final int[] lkey;
+
+        Slot(int maxSge) {
+            addr = new long[maxSge];
+            len = new int[maxSge];
+            lkey = new int[maxSge];
+        }
+    }
 
     final int maxWr;
     final int maxSge;
-    private final int mask;
-    private final long[] seq;
-    private final long[] wrId;
-    private final int[] numSge;
-    private final long[] addr;
-    private final int[] len;
-    private final int[] lkey;
-    private final AtomicLong tail = new AtomicLong();
-    private final AtomicLong head = new AtomicLong();
-    private long consumer;
+    private final SlotRing<Slot> ring;
 
     RecvRing(int maxWr, int maxSge) {
         this.maxWr = maxWr;
         this.maxSge = maxSge;
-        int size = Integer.highestOneBit(Math.max(maxWr, 2) - 1) << 1;
-        mask = size - 1;
-        seq = new long[size];
-        wrId = new long[size];
-        numSge = new int[size];
-        addr = new long[size * maxSge];
-        len = new int[size * maxSge];
-        lkey = new int[size * maxSge];
+        ring = new SlotRing<>(Math.max(maxWr, 1), i -> new Slot(maxSge));
     }
 
     /** Any thread: copies and publishes one receive WR. */
@@ -49,52 +42,44 @@ final class RecvRing {
         if (n > maxSge) {
             throw new VerbsException(VerbsException.EINVAL, "too many SGEs: " + n + " > " + maxSge);
         }
-        long t;
-        do {
-            t = tail.get();
-            if (t - head.get() >= maxWr) {
-                throw new VerbsException(VerbsException.ENOMEM, "receive queue full");
-            }
-        } while (!tail.compareAndSet(t, t + 1));
-        int i = (int) t & mask;
-        wrId[i] = wr.wrId();
-        numSge[i] = n;
-        int base = i * maxSge;
-        for (int k = 0; k < n; k++) {
-            IbvSge s = wr.sge(k);
-            addr[base + k] = s.addr();
-            len[base + k] = s.length();
-            lkey[base + k] = s.lkey();
+        long t = ring.claim();
+        if (t < 0) {
+            throw new VerbsException(VerbsException.ENOMEM, "receive queue full");
         }
-        SEQ.setRelease(seq, i, t + 1);
+        Slot s = ring.slot(t);
+        s.wrId = wr.wrId();
+        s.numSge = n;
+        for (int k = 0; k < n; k++) {
+            IbvSge g = wr.sge(k);
+            s.addr[k] = g.addr();
+            s.len[k] = g.length();
+            s.lkey[k] = g.lkey();
+        }
+        ring.publish(t);
     }
 
     /** Engine: is a published WR waiting? */
     boolean available() {
-        long c = consumer;
-        return (long) SEQ.getAcquire(seq, (int) c & mask) == c + 1;
+        return ring.peek() >= 0;
     }
 
     /** Engine: copies the oldest WR into {@code into} and frees its slot; call after {@link #available}. */
     void take(RecvWqe into) {
-        long c = consumer;
-        int i = (int) c & mask;
-        into.wrId = wrId[i];
-        int n = numSge[i];
+        long t = ring.peek();
+        Slot s = ring.slot(t);
+        into.wrId = s.wrId;
+        int n = s.numSge;
         into.numSge = n;
-        int base = i * maxSge;
         for (int k = 0; k < n; k++) {
-            into.addr[k] = addr[base + k];
-            into.len[k] = len[base + k];
-            into.lkey[k] = lkey[base + k];
+            into.addr[k] = s.addr[k];
+            into.len[k] = s.len[k];
+            into.lkey[k] = s.lkey[k];
         }
-        consumer = c + 1;
-        head.lazySet(c + 1);
+        ring.release(t);
     }
 
-    /** Engine: skips the oldest WR (used when a QP is reset). */
+    /** Engine: skips the oldest WR (used when a QP is reset); call after {@link #available}. */
     void discard() {
-        consumer++;
-        head.lazySet(consumer);
+        ring.release(ring.peek());
     }
 }

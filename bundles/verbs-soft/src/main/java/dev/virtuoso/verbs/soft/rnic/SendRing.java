@@ -1,9 +1,6 @@
 package dev.virtuoso.verbs.soft.rnic;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.virtuoso.spi.verbs.IbvSendFlags;
 import dev.virtuoso.spi.verbs.IbvSendWr;
@@ -11,40 +8,29 @@ import dev.virtuoso.spi.verbs.IbvSge;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.SlotRing;
 
 /**
- * A send queue: bounded ring of preallocated {@link SendWqe}s, many posting threads (CAS on the
- * tail, release-published per-slot sequence numbers), one consumer (the engine) which keeps each
- * slot until its WR completes and then retires it.
+ * A send queue: a {@link SlotRing} of preallocated {@link SendWqe}s, many posting threads, one
+ * consumer (the engine) which walks published slots by index, keeps each until its WR completes
+ * and then retires it (releases it in order).
  */
 final class SendRing {
-    private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
-
     final int maxWr;
     final int maxSge;
     final int maxInline;
-    private final int mask;
-    private final long[] seq;
-    private final SendWqe[] slots;
-    private final AtomicLong tail = new AtomicLong();
-    private final AtomicLong retired = new AtomicLong();
+    private final SlotRing<SendWqe> ring;
+    /** Engine: every index below this is released. */
+    private long retired;
 
     SendRing(int maxWr, int maxSge, int maxInline) {
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         this.maxInline = maxInline;
         int size = Integer.highestOneBit(Math.max(maxWr, 2) - 1) << 1;
-        mask = size - 1;
-        seq = new long[size];
-        slots = new SendWqe[size];
         ByteBuffer inline = maxInline > 0 ? ByteBuffer.allocateDirect(size * maxInline) : null;
-        for (int i = 0; i < size; i++) {
-            ByteBuffer slice = null;
-            if (inline != null) {
-                slice = inline.slice(i * maxInline, maxInline);
-            }
-            slots[i] = new SendWqe(maxSge, slice);
-        }
+        ring = new SlotRing<>(Math.max(maxWr, 1),
+                i -> new SendWqe(maxSge, inline == null ? null : inline.slice(i * maxInline, maxInline)));
     }
 
     /**
@@ -76,15 +62,11 @@ final class SendRing {
                 throw new VerbsException(VerbsException.EINVAL, "negative SGE length");
             }
         }
-        long t;
-        do {
-            t = tail.get();
-            if (t - retired.get() >= maxWr) {
-                throw new VerbsException(VerbsException.ENOMEM, "send queue full");
-            }
-        } while (!tail.compareAndSet(t, t + 1));
-        int i = (int) t & mask;
-        SendWqe w = slots[i];
+        long t = ring.claim();
+        if (t < 0) {
+            throw new VerbsException(VerbsException.ENOMEM, "send queue full");
+        }
+        SendWqe w = ring.slot(t);
         w.wrId = wr.wrId();
         w.opcode = op;
         w.flags = wr.sendFlags();
@@ -107,7 +89,7 @@ final class SendRing {
             w.inline = false;
             w.error = IbvWcStatus.LOC_PROT_ERR;
         }
-        SEQ.setRelease(seq, i, t + 1);
+        ring.publish(t);
     }
 
     private static boolean copyInline(SendWqe w, MrTable mrs) {
@@ -129,16 +111,19 @@ final class SendRing {
 
     /** Engine: has the WR at absolute index {@code index} been published? */
     boolean published(long index) {
-        return (long) SEQ.getAcquire(seq, (int) index & mask) == index + 1;
+        return ring.isPublished(index);
     }
 
     /** Engine: the slot for absolute index {@code index}. */
     SendWqe slot(long index) {
-        return slots[(int) index & mask];
+        return ring.slot(index);
     }
 
     /** Engine: every WR before {@code index} has completed; their slots may be reused. */
     void retire(long index) {
-        retired.lazySet(index);
+        for (long r = retired; r < index; r++) {
+            ring.release(r);
+        }
+        retired = Math.max(retired, index);
     }
 }

@@ -1,6 +1,7 @@
 package dev.virtuoso.policy.lb.adaptive;
 
 import dev.virtuoso.spi.policy.PolicyContext;
+import dev.virtuoso.util.TypedProperties;
 
 /** Validated settings of one session; durations in nanoseconds. */
 record AdaptiveSettings(long chunkTimeNanos, long minChunkBytes, int minInFlightChunks, long queueTargetNanos,
@@ -27,32 +28,16 @@ record AdaptiveSettings(long chunkTimeNanos, long minChunkBytes, int minInFlight
 
     /** @return these defaults with the connection's {@code lb-adaptive.<name>} properties applied */
     AdaptiveSettings with(PolicyContext ctx) {
+        TypedProperties p = TypedProperties.of(ctx.properties()).prefixed(P);
         return new AdaptiveSettings(
-                ctx.longProperty(P + "chunkTimeMillis", chunkTimeNanos / MS) * MS,
-                ctx.longProperty(P + "minChunkBytes", minChunkBytes),
-                (int) ctx.longProperty(P + "minInFlightChunks", minInFlightChunks),
-                ctx.longProperty(P + "queueTargetMillis", queueTargetNanos / MS) * MS,
-                ctx.longProperty(P + "rateTimeConstantMillis", rateTimeConstantNanos / MS) * MS,
-                (int) ctx.longProperty(P + "exploreEvery", exploreEvery),
-                ctx.longProperty(P + "exploreIdleMillis", exploreIdleNanos / MS) * MS,
-                bool(ctx.properties().get(P + "tailAware"), tailAware));
-    }
-
-    private static boolean bool(Object v, boolean dflt) {
-        if (v == null) {
-            return dflt;
-        }
-        if (v instanceof Boolean b) {
-            return b;
-        }
-        String s = v.toString().trim();
-        if (s.equalsIgnoreCase("true")) {
-            return true;
-        }
-        if (s.equalsIgnoreCase("false")) {
-            return false;
-        }
-        throw new IllegalArgumentException(P + "tailAware is not a boolean: " + v);
+                p.getLong("chunkTimeMillis", chunkTimeNanos / MS) * MS,
+                p.getLong("minChunkBytes", minChunkBytes),
+                p.getInt("minInFlightChunks", minInFlightChunks),
+                p.getLong("queueTargetMillis", queueTargetNanos / MS) * MS,
+                p.getLong("rateTimeConstantMillis", rateTimeConstantNanos / MS) * MS,
+                p.getInt("exploreEvery", exploreEvery),
+                p.getLong("exploreIdleMillis", exploreIdleNanos / MS) * MS,
+                p.getBoolean("tailAware", tailAware));
     }
 
     private static void atLeast(String name, long v, long min) {

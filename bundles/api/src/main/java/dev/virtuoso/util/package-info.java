@@ -1,0 +1,8 @@
+/**
+ * Small utilities shared by the core, the providers and the policies: {@link
+ * dev.virtuoso.util.TypedProperties}, the one reader of configuration and per-connection override
+ * maps, and {@link dev.virtuoso.util.SlotRing}, the one bounded lock-free ring of preallocated slots.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package dev.virtuoso.util;

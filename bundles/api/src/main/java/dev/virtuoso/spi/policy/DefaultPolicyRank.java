@@ -12,6 +12,11 @@ package dev.virtuoso.spi.policy;
 public final class DefaultPolicyRank {
     /** Service property: the policy's rank as the default (higher wins; absent: never the default). */
     public static final String PROPERTY = "virtuoso.policy.default.rank";
+    /**
+     * Service property of the policy service published under the default name: the name of the
+     * policy it stands for (tools show it; the core does not read it).
+     */
+    public static final String STANDS_FOR_PROPERTY = "virtuoso.policy.default.for";
 
     private DefaultPolicyRank() {
     }

@@ -29,7 +29,7 @@ import dev.virtuoso.spi.policy.PolicyContext;
  */
 final class DefaultPolicies {
     /** Service property of the published default: the name of the policy it stands for. */
-    static final String STANDS_FOR = "virtuoso.policy.default.for";
+    static final String STANDS_FOR = DefaultPolicyRank.STANDS_FOR_PROPERTY;
 
     /** Publishes and withdraws a policy service (the framework in OSGi; a list in tests). */
     interface Publisher {

@@ -31,7 +31,8 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        experiment.sh all    [--size BYTES]    (fig5, fig6, fig7, table2, fig8, hetero in sequence, their defaults)
  fig5: FCT of one flow of --size bytes (default 128M) against the number of paths, each path a core
        link of --rate (default 100mbit): Virtuoso (bench client in host A, server in host B, one vNIC
-       per path, MP_WRITE of 4 MiB messages), Linux MPTCP over the same paths (one subflow endpoint
+       per path, MP_WRITE of 4 MiB messages) with its default policies and with the paper's
+       lb-proportional ("virtuoso-proportional"), Linux MPTCP over the same paths (one subflow endpoint
        per vNIC, at most 8 extra subflows) and single-path TCP; with each side's CPU time per
        transfer (fig5-cpu.png).
  fig6: FCT against flow size (--sizes, multiples of 4M) over --paths N (default 4), the same systems.
@@ -260,6 +261,8 @@ measure() {
   local sys=$1 n=$2 bytes=$3 r fct ccpu ecpu scpu secpu whole
   case $sys in
     virtuoso) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes") ;;
+    # the paper's load balancer (probe + proportional split) beside the default policies
+    virtuoso-proportional) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes-prop" --policy lb-proportional) ;;
     *) r=$(run_iperf "$sys" "$n" "$bytes") ;;
   esac
   read -r fct ccpu ecpu scpu secpu whole <<<"$r"
@@ -276,7 +279,7 @@ fig5() {
   start fig5
   echo "$FLOW_HEADER" >"$CSV"
   for n in $PATHS; do
-    for sys in virtuoso mptcp tcp; do measure $sys "$n" "$bytes"; done
+    for sys in virtuoso virtuoso-proportional mptcp tcp; do measure $sys "$n" "$bytes"; done
   done
   finish fig5
 }
@@ -289,7 +292,7 @@ fig6() {
   start fig6
   echo "$FLOW_HEADER" >"$CSV"
   for s in $SIZES; do
-    for sys in virtuoso mptcp tcp; do measure $sys "$PATHS" "$(bytes_of "$s")"; done
+    for sys in virtuoso virtuoso-proportional mptcp tcp; do measure $sys "$PATHS" "$(bytes_of "$s")"; done
   done
   finish fig6
 }

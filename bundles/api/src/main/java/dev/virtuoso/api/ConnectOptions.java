@@ -402,7 +402,12 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param bytes chunk size of the built-in fixed congestion avoidance; default 1 MiB @return this */
+        /**
+         * @param bytes chunk size of the built-in fixed congestion avoidance
+         *     ({@value ConnectOptions#BUILTIN_FIXED_CHUNK}: used when chosen, or as the fallback); a
+         *     named policy has its own ({@code cc-fixed.chunkBytes}); default 1 MiB
+         * @return this
+         */
         public Builder chunkSize(int bytes) {
             this.chunkSize = atLeast(bytes, 1, "chunkSize");
             return this;

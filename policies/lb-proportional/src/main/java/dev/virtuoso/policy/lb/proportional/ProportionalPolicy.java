@@ -16,8 +16,10 @@ import dev.virtuoso.spi.policy.PolicyContext;
  * {@value #NAME}: the paper's load balancer. Each message is pre-allocated to the paths in
  * proportion to their probed capacity (equation 1: data_i / cap_i equal for every path, the data_i
  * summing to the message), then chunks are posted round-robin over the paths that still have
- * allocation. Paths without a probe use their estimated rate; with neither known anywhere the
- * split is equal.
+ * allocation. A path's capacity is its probed one until it has carried data, then its delivery
+ * rate measured from the data's own completions (so a misread probe is corrected and a rate change
+ * followed, message by message); paths without a probe use their estimated rate; with neither known
+ * anywhere the split is equal.
  */
 @Component(service = LoadBalancerPolicy.class, configurationPid = ProportionalPolicy.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL,

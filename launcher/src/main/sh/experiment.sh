@@ -483,8 +483,8 @@ shares() {
   awk '{ t = 0; for (i = 1; i <= NF; i++) t += $i; for (i = 1; i <= NF; i++) printf "%s%.1f", (i > 1 ? "," : ""), (t ? 100 * $i / t : 0) }' "$1"
 }
 
-# link-level goodput per 250 ms window (appended to TIMELINE as system,t_s,bps, t relative to the
-# change) and "before after span": the mean over the 1.5 s before the change and from 2 s after it
+# link-level goodput per 250 ms window from 4 s before the change (appended to TIMELINE as
+# system,t_s,bps, t relative to the change) and "before after span": the mean over the 1.5 s before the change and from 2 s after it
 # to the end of traffic
 timeline() {
   $PY - "$1" "$2" "$3" "$4" <<'EOF'
@@ -500,7 +500,7 @@ def at(t):
             best = s
     return best
 with open(sys.argv[4], "a") as out:
-    t = tot[0][0]
+    t = max(tot[0][0], change - 4000)
     while t + 250 <= end:
         a, b = at(t), at(t + 250)
         if b[0] > a[0]:

@@ -34,6 +34,7 @@ final class BenchClient {
             if (server.isUnresolved()) {
                 throw new CommandError("cannot resolve host '" + o.host() + "'");
             }
+            e.awaitPolicies(services);
             MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
             e.attach(c);
             e.attachData(o.maxSize());

@@ -27,10 +27,12 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        experiment.sh table2 [--paths "1 2 4 6 8 10"] [--msgs M] [--queue BYTES] [--burst BYTES]
                             [--window PACKETS] [--retry N] [--rate RATE]
        experiment.sh fig8   [--size BYTES] [--msg-sizes "256K 1M 4M"] [--rate RATE] [--paths "1 2 4 6 8 10"]
-       experiment.sh all    [--size BYTES]    (fig5, fig6, fig7, table2, fig8 in sequence, their defaults)
+       experiment.sh hetero [--size BYTES] [--runs N] [--systems "default lb-proportional lb-adaptive mptcp"]
+       experiment.sh all    [--size BYTES]    (fig5, fig6, fig7, table2, fig8, hetero in sequence, their defaults)
  fig5: FCT of one flow of --size bytes (default 128M) against the number of paths, each path a core
        link of --rate (default 100mbit): Virtuoso (bench client in host A, server in host B, one vNIC
-       per path, MP_WRITE of 4 MiB messages), Linux MPTCP over the same paths (one subflow endpoint
+       per path, MP_WRITE of 4 MiB messages) with its default policies and with the paper's
+       lb-proportional ("virtuoso-proportional"), Linux MPTCP over the same paths (one subflow endpoint
        per vNIC, at most 8 extra subflows) and single-path TCP; with each side's CPU time per
        transfer (fig5-cpu.png).
  fig6: FCT against flow size (--sizes, multiples of 4M) over --paths N (default 4), the same systems.
@@ -45,6 +47,11 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        8) MP_WRITEs of 8 MiB per path. Max (sum over paths) and average chunk size per path count.
  fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
        each message size of --msg-sizes: Virtuoso's client and server, transfer only.
+ hetero: four core links of 200/100/50/25 Mbit/s (sum 375): --runs (default 5) transfers of --size
+       (default 256M) per system, in turn: Virtuoso with the default policies, with lb-proportional,
+       with lb-adaptive, and MPTCP; each link's share of the bytes from its counters. Then the rate
+       change: four 100 Mbit/s links, link 1 drops to 25 Mbit/s 2 s into the transfer; link-level
+       goodput per 250 ms (hetero-timeline.csv) and its mean from 2 s after the change to the end.
  all:  every experiment above; --size applies to fig5 and fig8.
 Results: results/<experiment>/<experiment>.csv, PNGs, machine.txt (time, load), logs/.
 EOF
@@ -66,12 +73,15 @@ bits_of_rate() {
 }
 
 tb() { bash "$TESTBED" "$@"; }
-in_a() { ip netns exec vt-a "$@"; }
-in_b() { ip netns exec vt-b "$@"; }
+# VT_PREFIX (as in testbed.sh) names the namespaces, so two experiments can run side by side
+NS=${VT_PREFIX:-vt}
+export VT_PREFIX=$NS
+in_a() { ip netns exec "$NS-a" "$@"; }
+in_b() { ip netns exec "$NS-b" "$@"; }
 # the bench in host B or A; arrays, not functions, so that `"${BENCH_B[@]}" ... &` gives $! = the
 # process that becomes java (ip netns exec execs it) and kill ends the JVM, not a subshell
-BENCH_B=(ip netns exec vt-b java -Djava.awt.headless=true -jar "$JAR" bench)
-BENCH_A=(ip netns exec vt-a java -Djava.awt.headless=true -jar "$JAR" bench)
+BENCH_B=(ip netns exec "$NS-b" java -Djava.awt.headless=true -jar "$JAR" bench)
+BENCH_A=(ip netns exec "$NS-a" java -Djava.awt.headless=true -jar "$JAR" bench)
 
 # first N of a comma-separated list
 first() { echo "$1" | cut -d, -f"1-$2"; }
@@ -104,6 +114,7 @@ stop_server() {
 }
 
 cleanup() {
+  stop_sampler
   stop_server
   stop_elephant
   tb down >/dev/null 2>&1 || true
@@ -147,7 +158,7 @@ run_iperf() {
     # vNIC, at most 8 (the kernel's limit on endpoints and on extra subflows): MPTCP gets 9 paths at most
     for ((i = 2; i <= n && i <= 9; i++)); do in_a ip mptcp endpoint add "10.71.0.$i" dev a0 subflow; done
   fi
-  ip netns exec vt-b "${wrap[@]}" iperf3 -s -1 -p $IPERF_PORT >"$LOG_DIR/$kind-server-$n.log" 2>&1 &
+  ip netns exec "$NS-b" "${wrap[@]}" iperf3 -s -1 -p $IPERF_PORT >"$LOG_DIR/$kind-server-$n.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $IPERF_PORT
   local t=$LOG_DIR/$kind-client-$n-$size.json
@@ -229,7 +240,7 @@ start() {
   # link 0 (the ToRs' main tables have no route to the far host)
   in_a ip route replace 10.72.0.0/24 via 10.70.1.2 dev a0 src 10.71.0.1
   in_b ip route replace 10.71.0.0/24 via 10.70.2.1 dev b0 src 10.72.0.1
-  for ns in vt-a vt-b; do ip netns exec $ns ip mptcp limits set subflow 8 add_addr_accepted 8; done
+  for ns in "$NS-a" "$NS-b"; do ip netns exec "$ns" ip mptcp limits set subflow 8 add_addr_accepted 8; done
   VNICS_A=$(tb vnics a); VNICS_B=$(tb vnics b)
   CSV="$OUT/$name.csv"
   echo "start $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc); rate $RATE; paths $PATHS; command: $CMDLINE" >"$OUT/machine.txt"
@@ -250,6 +261,8 @@ measure() {
   local sys=$1 n=$2 bytes=$3 r fct ccpu ecpu scpu secpu whole
   case $sys in
     virtuoso) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes") ;;
+    # the paper's load balancer (probe + proportional split) beside the default policies
+    virtuoso-proportional) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes-prop" --policy lb-proportional) ;;
     *) r=$(run_iperf "$sys" "$n" "$bytes") ;;
   esac
   read -r fct ccpu ecpu scpu secpu whole <<<"$r"
@@ -266,7 +279,7 @@ fig5() {
   start fig5
   echo "$FLOW_HEADER" >"$CSV"
   for n in $PATHS; do
-    for sys in virtuoso mptcp tcp; do measure $sys "$n" "$bytes"; done
+    for sys in virtuoso virtuoso-proportional mptcp tcp; do measure $sys "$n" "$bytes"; done
   done
   finish fig5
 }
@@ -279,7 +292,7 @@ fig6() {
   start fig6
   echo "$FLOW_HEADER" >"$CSV"
   for s in $SIZES; do
-    for sys in virtuoso mptcp tcp; do measure $sys "$PATHS" "$(bytes_of "$s")"; done
+    for sys in virtuoso virtuoso-proportional mptcp tcp; do measure $sys "$PATHS" "$(bytes_of "$s")"; done
   done
   finish fig6
 }
@@ -422,6 +435,138 @@ fig8() {
   finish fig8
 }
 
+# --- hetero: heterogeneous core links (200/100/50/25 Mbit/s) and a rate change ---
+
+# the core links' A->B bytes sent so far, one number per link, space-separated
+link_sent() {
+  local i out=
+  for ((i = 0; i < MAXN; i++)); do
+    out+="$(ip netns exec "$NS-tor1" cat "/sys/class/net/c${i}a/statistics/tx_bytes") "
+  done
+  echo "${out% }"
+}
+
+# a sampler in ToR1: every 100 ms "epoch_ms bytes_link0 .. bytes_linkN-1" into $1; PID in SAMPLER_PID
+SAMPLER_PID=
+start_sampler() {
+  local devs="" i
+  for ((i = 0; i < MAXN; i++)); do devs+=" c${i}a"; done
+  ip netns exec "$NS-tor1" bash -c 'while :; do l=$(date +%s%3N); for d in '"$devs"'; do
+      read -r b <"/sys/class/net/$d/statistics/tx_bytes"; l="$l $b"; done; echo "$l"; sleep 0.1; done' >"$1" &
+  SAMPLER_PID=$!
+}
+stop_sampler() {
+  [[ -n "$SAMPLER_PID" ]] || return 0
+  kill "$SAMPLER_PID" 2>/dev/null || true
+  wait "$SAMPLER_PID" 2>/dev/null || true
+  SAMPLER_PID=
+}
+
+# one transfer of SYSTEM (default, lb-NAME, mptcp) over the links; prints its FCT in seconds and
+# writes the links' byte counts during it (space-separated) to $LOG_DIR/$tag.links
+hetero_transfer() {
+  local sys=$1 bytes=$2 tag=$3 before after r
+  before=$(link_sent)
+  case $sys in
+    default) r=$(run_virtuoso "$MAXN" "$bytes" "$MSG" "$tag") ;;
+    lb-*) r=$(run_virtuoso "$MAXN" "$bytes" "$MSG" "$tag" --policy "$sys") ;;
+    mptcp) r=$(run_iperf mptcp "$MAXN" "$bytes") ;;
+  esac
+  after=$(link_sent)
+  paste -d' ' <(tr ' ' '\n' <<<"$before") <(tr ' ' '\n' <<<"$after") \
+    | awk '{ printf "%s%d", (NR > 1 ? " " : ""), $2 - $1 } END { print "" }' >"$LOG_DIR/$tag.links"
+  echo "${r%% *}"
+}
+
+# link shares in percent of the bytes the links carried: "s0,s1,..."
+shares() {
+  awk '{ t = 0; for (i = 1; i <= NF; i++) t += $i; for (i = 1; i <= NF; i++) printf "%s%.1f", (i > 1 ? "," : ""), (t ? 100 * $i / t : 0) }' "$1"
+}
+
+# link-level goodput per 250 ms window from 4 s before the change (appended to TIMELINE as
+# system,t_s,bps, t relative to the change) and "before after span": the mean over the 1.5 s before the change and from 2 s after it
+# to the end of traffic
+timeline() {
+  $PY - "$1" "$2" "$3" "$4" <<'EOF'
+import sys
+rows = [list(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) > 1]
+change, sysname = int(sys.argv[2]), sys.argv[3]
+tot = [(r[0], sum(r[1:])) for r in rows]
+end = max(t for (t, b), (_, pb) in zip(tot[1:], tot[:-1]) if b > pb)
+def at(t):
+    best = tot[0]
+    for s in tot:
+        if s[0] <= t:
+            best = s
+    return best
+with open(sys.argv[4], "a") as out:
+    t = max(tot[0][0], change - 4000)
+    while t + 250 <= end:
+        a, b = at(t), at(t + 250)
+        if b[0] > a[0]:
+            out.write("%s,%.3f,%.0f\n" % (sysname, (t - change) / 1000, (b[1] - a[1]) * 8000 / (b[0] - a[0])))
+        t += 250
+def rate(t1, t2):
+    a, b = at(t1), at(t2)
+    return (b[1] - a[1]) * 8000 / max(1, b[0] - a[0])
+print("%.0f %.0f %.2f" % (rate(change - 1500, change), rate(change + 2000, end), (end - change - 2000) / 1000))
+EOF
+}
+
+hetero() {
+  SIZE=256M SIZES= RATE=100mbit PATHS=4 RUNS=5 SYSTEMS="default lb-proportional lb-adaptive mptcp"
+  ALLOWED="--size --runs --systems"
+  parse_opts "$@"
+  [[ "$RUNS" =~ ^[0-9]+$ ]] && ((RUNS >= 1 && RUNS <= 100)) || die "--runs must be 1..100"
+  local sys
+  for sys in $SYSTEMS; do
+    [[ "$sys" =~ ^(default|lb-[a-z]+|mptcp)$ ]] || die "--systems: default, lb-NAME or mptcp: $sys"
+  done
+  local rates=(200mbit 100mbit 50mbit 25mbit) capacity=375000000 bytes run fct g i
+  bytes=$(bytes_of "$SIZE")
+  start hetero
+  for i in 0 1 2 3; do tb rate "$i" "${rates[$i]}"; done
+  tb status >"$LOG_DIR/links-hetero.txt"
+  echo "kind,run,system,bytes,capacity_bps,fct_s,goodput_bps,pct_of_capacity,link0_pct,link1_pct,link2_pct,link3_pct" >"$CSV"
+  for ((run = 1; run <= RUNS; run++)); do
+    for sys in $SYSTEMS; do
+      fct=$(hetero_transfer "$sys" "$bytes" "h-$sys-$run")
+      g=$(awk -v b="$bytes" -v f="$fct" 'BEGIN { printf "%.0f", b * 8 / f }')
+      echo "steady,$run,$sys,$bytes,$capacity,$fct,$g,$(awk -v g="$g" -v c=$capacity 'BEGIN { printf "%.1f", 100 * g / c }'),$(shares "$LOG_DIR/h-$sys-$run.links")" \
+        | tee -a "$CSV"
+    done
+  done
+  # the rate change: 4 x 100 Mbit/s; 2 s into the transfer link 1 drops to 25 Mbit/s (new sum 325)
+  local tl="$OUT/hetero-timeline.csv" samples change_ms res tpid base before after span
+  echo "system,t_s,link_bps_sum" >"$tl"
+  for sys in $SYSTEMS; do
+    for i in 0 1 2 3; do tb rate "$i" 100mbit; done
+    samples="$LOG_DIR/samples-$sys.txt"
+    start_sampler "$samples"
+    base=$(link_sent | cut -d' ' -f1)
+    hetero_transfer "$sys" "$bytes" "c-$sys" >"$LOG_DIR/c-$sys.fct" &
+    tpid=$!
+    # wait for the flow to run (4 MB on link 0), then 2 s more
+    for ((i = 0; i < 1200; i++)); do
+      (($(link_sent | cut -d' ' -f1) - base > 4000000)) && break
+      sleep 0.1
+    done
+    sleep 2
+    change_ms=$(date +%s%3N)
+    tb rate 1 25mbit
+    wait "$tpid" || die "the rate-change transfer of $sys failed (see $LOG_DIR)"
+    stop_sampler
+    fct=$(cat "$LOG_DIR/c-$sys.fct")
+    res=$(timeline "$samples" "$change_ms" "$sys" "$tl")
+    read -r before after span <<<"$res"
+    echo "change,1,$sys,$bytes,325000000,$fct,$after,$(awk -v g="$after" 'BEGIN { printf "%.1f", 100 * g / 325000000 }'),$(shares "$LOG_DIR/c-$sys.links")" \
+      | tee -a "$CSV"
+    echo "rate change, $sys: link level $before bit/s in the 1.5 s before (of 400M), $after bit/s from 2 s after to the end ($span s)" \
+      | tee -a "$OUT/machine.txt"
+  done
+  finish hetero
+}
+
 all() {
   SIZE=128M
   if (($#)); then
@@ -432,7 +577,7 @@ all() {
   b=$(bytes_of "$SIZE")
   ((b > 0 && b % (4 << 20) == 0)) || die "--size must be a multiple of 4M: $SIZE"
   local t0=$SECONDS e t failed=()
-  for e in "fig5 --size $SIZE" fig6 fig7 table2 "fig8 --size $SIZE"; do
+  for e in "fig5 --size $SIZE" fig6 fig7 table2 "fig8 --size $SIZE" hetero; do
     t=$SECONDS
     echo "experiment: === $e ($(date -u +%T)) ===" >&2
     # each in its own shell (its own testbed, traps and option defaults); a failure does not stop the rest
@@ -443,7 +588,7 @@ all() {
       failed+=("${e%% *}")
     fi
   done
-  echo "experiment: all done in $((SECONDS - t0)) s; results in $ROOT/results/{fig5,fig6,fig7,table2,fig8}" >&2
+  echo "experiment: all done in $((SECONDS - t0)) s; results in $ROOT/results/{fig5,fig6,fig7,table2,fig8,hetero}" >&2
   ((${#failed[@]} == 0)) || die "failed: ${failed[*]} (see their logs/)"
 }
 
@@ -452,7 +597,7 @@ cmd=${1:-}
 [[ -n "$cmd" ]] || usage
 shift
 case "$cmd" in
-  fig5|fig6|fig7|table2|fig8|all) "$cmd" "$@" ;;
+  fig5|fig6|fig7|table2|fig8|hetero|all) "$cmd" "$@" ;;
   -h|--help|help) usage ;;
   *) echo "experiment: unknown experiment '$cmd'" >&2; usage ;;
 esac

@@ -2,7 +2,10 @@
 """Plots of experiment.sh: fig5 CSV -> fig5.png (FCT and % of capacity vs paths) and fig5-cpu.png
 (CPU per transfer of the three systems); fig6 CSV -> fig6.png (FCT and % of capacity vs flow size);
 fig7 CSV -> fig7.png (CDF of mice FCT); table2 CSV -> table2.png (max and average chunk size vs
-paths); fig8 CSV -> fig8.png (Virtuoso CPU per transfer vs paths, one line per message size)."""
+paths); fig8 CSV -> fig8.png (Virtuoso CPU per transfer vs paths, one line per message size);
+hetero CSV (+ hetero-timeline.csv beside it) -> hetero.png (% of capacity per system and run on
+200/100/50/25 Mbit/s links; link-level goodput around the rate change)."""
+import os
 import csv
 import sys
 
@@ -11,7 +14,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-LABELS = {"virtuoso": "Virtuoso (soft RNIC, UDP)", "mptcp": "Linux MPTCP", "tcp": "single-path TCP"}
+LABELS = {"virtuoso": "Virtuoso (soft RNIC, UDP)", "mptcp": "Linux MPTCP", "tcp": "single-path TCP",
+          "default": "Virtuoso, default policies", "virtuoso-proportional": "Virtuoso, lb-proportional (paper)",
+          "lb-proportional": "Virtuoso, lb-proportional", "lb-adaptive": "Virtuoso, lb-adaptive"}
 
 
 def read(path):
@@ -132,8 +137,44 @@ def fig8(path, out):
     fig.savefig(out + "/fig8.png", dpi=110)
 
 
+def hetero(path, out):
+    rows = read(path)
+    systems = []
+    for r in rows:
+        if r["system"] not in systems:
+            systems.append(r["system"])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for i, sysname in enumerate(systems):
+        pct = [float(r["pct_of_capacity"]) for r in rows if r["system"] == sysname and r["kind"] == "steady"]
+        if pct:
+            ax1.bar(i, sum(pct) / len(pct), color="lightsteelblue")
+            ax1.plot([i] * len(pct), pct, "k.", markersize=6)
+    ax1.set_xticks(range(len(systems)), [LABELS.get(s, s) for s in systems], rotation=15, fontsize=8)
+    ax1.set(ylabel="% of 375 Mbit/s (goodput)", ylim=(0, 105), title="links 200/100/50/25 Mbit/s: runs and mean")
+    ax1.axhline(95, color="grey", linestyle=":", linewidth=1)
+    ax1.grid(alpha=0.3, axis="y")
+    tl = os.path.join(os.path.dirname(path), "hetero-timeline.csv")
+    if os.path.exists(tl):
+        by = {}
+        for r in read(tl):
+            by.setdefault(r["system"], ([], []))
+            by[r["system"]][0].append(float(r["t_s"]))
+            by[r["system"]][1].append(float(r["link_bps_sum"]) / 1e6)
+        for sysname, (t, v) in by.items():
+            ax2.plot(t, v, "-", label=LABELS.get(sysname, sysname))
+        ax2.axhline(325 * 0.9, color="grey", linestyle=":", linewidth=1)
+        ax2.axvline(0, color="grey", linewidth=1)
+        ax2.axvline(2, color="grey", linestyle="--", linewidth=1)
+        ax2.set(xlabel="s after link 1 drops 100 -> 25 Mbit/s", ylabel="link-level Mbit/s (sum of the 4 links)",
+                title="rate change (dotted: 90% of the new 325 Mbit/s)")
+        ax2.grid(alpha=0.3)
+        ax2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out + "/hetero.png", dpi=110)
+
+
 if __name__ == "__main__":
-    plots = {"fig5": fig5, "fig6": fig6, "fig7": fig7, "table2": table2, "fig8": fig8}
+    plots = {"fig5": fig5, "fig6": fig6, "fig7": fig7, "table2": table2, "fig8": fig8, "hetero": hetero}
     if len(sys.argv) != 4 or sys.argv[1] not in plots:
-        sys.exit("usage: experiment_plot.py fig5|fig6|fig7|table2|fig8 CSV OUTDIR")
+        sys.exit("usage: experiment_plot.py fig5|fig6|fig7|table2|fig8|hetero CSV OUTDIR")
     plots[sys.argv[1]](sys.argv[2], sys.argv[3])

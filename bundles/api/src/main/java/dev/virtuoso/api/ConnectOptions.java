@@ -20,6 +20,15 @@ public final class ConnectOptions {
     /** The core's own fixed chunk size, used when no named congestion-avoidance policy is bound. */
     public static final String BUILTIN_FIXED_CHUNK = "builtin-fixed";
     /**
+     * The default of both policy choices: the policy the deployment ranks best
+     * ({@code dev.virtuoso.spi.policy.DefaultPolicyRank}; in OSGi the policy binding registers it
+     * under this name). Where nothing is registered under this name (plain Java without the
+     * binding, or the binding stopped) the connection runs on its fallback.
+     *
+     * @since 1.2
+     */
+    public static final String DEFAULT_POLICY = "default";
+    /**
      * Most paths one connection may have at once: those the handshake sets up plus those added
      * later (a removed path's slot is reused). The connector's {@code maxPaths} setting may lower
      * it, never raise it; tools that take a number of paths check against it.
@@ -215,8 +224,8 @@ public final class ConnectOptions {
         private String device;
         private List<InetAddress> localAddresses = new ArrayList<>();
         private List<InetAddress> remoteAddresses = new ArrayList<>();
-        private String loadBalancer = BUILTIN_ROUND_ROBIN;
-        private String congestionAvoidance = BUILTIN_FIXED_CHUNK;
+        private String loadBalancer = DEFAULT_POLICY;
+        private String congestionAvoidance = DEFAULT_POLICY;
         private String fallbackLoadBalancer = BUILTIN_ROUND_ROBIN;
         private String fallbackCongestionAvoidance = BUILTIN_FIXED_CHUNK;
         private Map<String, Object> policyProperties = new HashMap<>();
@@ -286,13 +295,21 @@ public final class ConnectOptions {
             return remoteAddresses(Arrays.asList(addresses));
         }
 
-        /** @param name load-balancing policy by name; default {@value ConnectOptions#BUILTIN_ROUND_ROBIN} @return this */
+        /**
+         * @param name load-balancing policy by name; default {@value ConnectOptions#DEFAULT_POLICY} (the
+         *     best-ranked one registered, else the fallback)
+         * @return this
+         */
         public Builder loadBalancer(String name) {
             this.loadBalancer = Objects.requireNonNull(name, "loadBalancer");
             return this;
         }
 
-        /** @param name congestion-avoidance policy by name; default {@value ConnectOptions#BUILTIN_FIXED_CHUNK} @return this */
+        /**
+         * @param name congestion-avoidance policy by name; default {@value ConnectOptions#DEFAULT_POLICY}
+         *     (the best-ranked one registered, else the fallback)
+         * @return this
+         */
         public Builder congestionAvoidance(String name) {
             this.congestionAvoidance = Objects.requireNonNull(name, "congestionAvoidance");
             return this;
@@ -300,7 +317,8 @@ public final class ConnectOptions {
 
         /**
          * @param name policy used while the chosen load balancer is not registered (absent, or its bundle
-         *     stopped or being updated); the connection returns to the chosen one when it registers again
+         *     stopped or being updated); the connection returns to the chosen one when it registers
+         *     again; default {@value ConnectOptions#BUILTIN_ROUND_ROBIN}
          * @return this
          */
         public Builder fallbackLoadBalancer(String name) {
@@ -310,7 +328,8 @@ public final class ConnectOptions {
 
         /**
          * @param name policy used while the chosen congestion avoidance is not registered; the
-         *     connection returns to the chosen one when it registers again
+         *     connection returns to the chosen one when it registers again; default
+         *     {@value ConnectOptions#BUILTIN_FIXED_CHUNK}
          * @return this
          */
         public Builder fallbackCongestionAvoidance(String name) {
@@ -383,7 +402,12 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param bytes chunk size of the built-in fixed congestion avoidance; default 1 MiB @return this */
+        /**
+         * @param bytes chunk size of the built-in fixed congestion avoidance
+         *     ({@value ConnectOptions#BUILTIN_FIXED_CHUNK}: used when chosen, or as the fallback); a
+         *     named policy has its own ({@code cc-fixed.chunkBytes}); default 1 MiB
+         * @return this
+         */
         public Builder chunkSize(int bytes) {
             this.chunkSize = atLeast(bytes, 1, "chunkSize");
             return this;

@@ -17,8 +17,10 @@ class ConnectOptionsTest {
     void defaultsAreTheDocumentedOnes() {
         ConnectOptions o = ConnectOptions.builder().build();
         assertNull(o.provider());
-        assertEquals(ConnectOptions.BUILTIN_ROUND_ROBIN, o.loadBalancer());
-        assertEquals(ConnectOptions.BUILTIN_FIXED_CHUNK, o.congestionAvoidance());
+        assertEquals(ConnectOptions.DEFAULT_POLICY, o.loadBalancer());
+        assertEquals(ConnectOptions.DEFAULT_POLICY, o.congestionAvoidance());
+        assertEquals(ConnectOptions.BUILTIN_ROUND_ROBIN, o.fallbackLoadBalancer());
+        assertEquals(ConnectOptions.BUILTIN_FIXED_CHUNK, o.fallbackCongestionAvoidance());
         assertEquals(4096, o.mtu());
         assertEquals(7, o.retryCount());
         assertEquals(7, o.rnrRetry());

@@ -34,6 +34,7 @@ final class BenchClient {
             if (server.isUnresolved()) {
                 throw new CommandError("cannot resolve host '" + o.host() + "'");
             }
+            e.awaitPolicies(services);
             MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
             e.attach(c);
             e.attachData(o.maxSize());
@@ -73,7 +74,7 @@ final class BenchClient {
                 c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
                 e.awaitControl(MpOpcode.SEND);
             }
-            String json = BenchReport.json(o, e, rows, chunks);
+            String json = BenchReport.json(o, e, rows, chunks, DefaultPolicyNames.read(services.bundleContext()));
             if (o.json()) {
                 out.print(json);
             } else {
@@ -117,6 +118,7 @@ final class BenchClient {
         int posted = 0;
         int done = 0;
         CpuUsage.Snapshot cpuStart = CpuUsage.Snapshot.now();
+        long startEpochMillis = System.currentTimeMillis();
         long start = System.nanoTime();
         long last = start;
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(1);
@@ -181,10 +183,12 @@ final class BenchClient {
         }
         CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
         double[] fct = new double[postedAt == null ? 0 : n];
+        double[] postedSeconds = new double[fct.length];
         for (int i = 0; i < fct.length; i++) {
             fct[i] = (completedAt[i] - postedAt[i]) / 1e9;
+            postedSeconds[i] = (postedAt[i] - start) / 1e9;
         }
-        return BenchResult.of(o, size, start, times, cpu, fct);
+        return BenchResult.of(o, size, start, times, cpu, fct, postedSeconds, startEpochMillis);
     }
 
     /** @return each path's state, failed chunks and retransmissions, for an error message */

@@ -127,6 +127,34 @@ final class BenchEndpoint implements AutoCloseable {
         return new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
     }
 
+    /**
+     * Waits (at most 10 s) until the policies these options name are registered: a framework that
+     * has just started may still be starting the policy bundles and the binding (which publishes
+     * {@code default}), and a connection made before would run on its fallback until they come.
+     * Goes on with a note on stderr if they do not come.
+     *
+     * @param services the commands' services
+     * @throws InterruptedException if interrupted
+     */
+    void awaitPolicies(VirtuosoServices services) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            boolean lb = options.loadBalancer().equals(ConnectOptions.BUILTIN_ROUND_ROBIN)
+                    || services.loadBalancerNames().contains(options.loadBalancer());
+            boolean cc = options.congestionAvoidance().equals(ConnectOptions.BUILTIN_FIXED_CHUNK)
+                    || services.congestionAvoidanceNames().contains(options.congestionAvoidance());
+            if (lb && cc) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                System.err.println("bench: policies " + options.loadBalancer() + "/" + options.congestionAvoidance()
+                        + " not all registered after 10 s; the connection starts on its fallback");
+                return;
+            }
+            Thread.sleep(20);
+        }
+    }
+
     private static boolean hasDevices(VirtuosoServices services, String name) {
         for (VirtuosoServices.Named<VerbsProvider> p : services.providers()) {
             try {

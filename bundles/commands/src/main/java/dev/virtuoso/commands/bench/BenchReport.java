@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
+import dev.virtuoso.api.PathStats;
+
 /** perftest-style output of the bench: header block, result table, and the same as JSON. Stateless. */
 final class BenchReport {
 
@@ -45,6 +47,15 @@ final class BenchReport {
     }
 
     static String json(BenchOptions o, BenchEndpoint e, List<BenchResult> rows, List<ChunkStatsReader.PathChunks> chunks) {
+        return json(o, e, rows, chunks, null);
+    }
+
+    /**
+     * @param defaults what {@code default} stands for (load balancer, congestion avoidance), or
+     *     {@code null} if not known
+     */
+    static String json(BenchOptions o, BenchEndpoint e, List<BenchResult> rows, List<ChunkStatsReader.PathChunks> chunks,
+            String[] defaults) {
         StringBuilder sb = new StringBuilder("{\n");
         sb.append("  \"side\": \"client\",\n");
         sb.append("  \"test\": \"").append(o.op().name().toLowerCase(Locale.ROOT)).append("\",\n");
@@ -53,6 +64,15 @@ final class BenchReport {
         sb.append("  \"paths\": ").append(e.vnics.size()).append(",\n");
         sb.append("  \"load_balancer\": \"").append(escape(e.options.loadBalancer())).append("\",\n");
         sb.append("  \"congestion_avoidance\": \"").append(escape(e.options.congestionAvoidance())).append("\",\n");
+        if (e.connection != null) {
+            sb.append("  \"load_balancer_in_use\": \"").append(escape(e.connection.loadBalancer())).append("\",\n");
+            sb.append("  \"congestion_avoidance_in_use\": \"").append(escape(e.connection.congestionAvoidance()))
+                    .append("\",\n");
+        }
+        if (defaults != null) {
+            sb.append("  \"default_stands_for\": {\"load_balancer\": \"").append(escape(defaults[0]))
+                    .append("\", \"congestion_avoidance\": \"").append(escape(defaults[1])).append("\"},\n");
+        }
         sb.append("  \"tx_depth\": ").append(o.txDepth()).append(",\n");
         sb.append("  \"rate_bps\": ").append(o.rateBitsPerSecond()).append(",\n");
         sb.append("  \"unit\": \"").append(o.unit()).append("\",\n");
@@ -68,11 +88,28 @@ final class BenchReport {
                 for (int k = 0; k < r.fctSeconds().length; k++) {
                     sb.append(k == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.6f", r.fctSeconds()[k]));
                 }
+                sb.append("], \"posted_s\": [");
+                for (int k = 0; k < r.postedSeconds().length; k++) {
+                    sb.append(k == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.6f", r.postedSeconds()[k]));
+                }
                 sb.append(']');
             }
+            sb.append(", \"start_epoch_ms\": ").append(r.startEpochMillis());
             sb.append('}');
         }
         sb.append("\n  ]");
+        if (e.connection != null) {
+            // per path at the end: what each carried and what the monitor measured
+            sb.append(",\n  \"path_stats\": [");
+            List<PathStats> ps = e.connection.pathStats();
+            for (int i = 0; i < ps.size(); i++) {
+                PathStats p = ps.get(i);
+                sb.append(i == 0 ? "\n" : ",\n").append(String.format(Locale.ROOT,
+                        "    {\"path\": %d, \"bytes_completed\": %d, \"probed_bps\": %.0f, \"estimated_bps\": %.0f}",
+                        p.pathId(), p.bytesCompleted(), p.probedCapacity() * 8, p.estimatedRate() * 8));
+            }
+            sb.append("\n  ]");
+        }
         if (!chunks.isEmpty()) {
             sb.append(",\n  \"chunk_stats\": [");
             for (int i = 0; i < chunks.size(); i++) {

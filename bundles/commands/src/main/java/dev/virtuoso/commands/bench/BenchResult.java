@@ -15,9 +15,13 @@ import java.util.Map;
  * @param cpu CPU time spent from the first post to the last completion
  * @param fctSeconds with {@code --fct}: each message's time from its post to its completion, in
  *     posting order; otherwise empty (owned by the row: do not modify)
+ * @param postedSeconds with {@code --fct}: each message's post time after the first post (so its
+ *     completion is at {@code postedSeconds[i] + fctSeconds[i]}); otherwise empty
+ * @param startEpochMillis wall-clock time of the first post (lines up a run with outside events,
+ *     e.g. a link's rate change), 0 if not recorded
  */
 public record BenchResult(int bytes, int iterations, double peak, double average, double msgRateMpps, double seconds,
-        CpuUsage cpu, double[] fctSeconds) {
+        CpuUsage cpu, double[] fctSeconds, double[] postedSeconds, long startEpochMillis) {
 
     private static final CpuUsage NO_CPU = new CpuUsage(-1, -1, Map.of());
 
@@ -31,7 +35,7 @@ public record BenchResult(int bytes, int iterations, double peak, double average
      * @return the row, without CPU times and per-message times
      */
     static BenchResult of(BenchOptions o, int size, long startNanos, long[] completionNanos) {
-        return of(o, size, startNanos, completionNanos, NO_CPU, new double[0]);
+        return of(o, size, startNanos, completionNanos, NO_CPU, new double[0], new double[0], 0);
     }
 
     /**
@@ -43,10 +47,12 @@ public record BenchResult(int bytes, int iterations, double peak, double average
      * @param completionNanos time of each completion, in order
      * @param cpu CPU time over the same span
      * @param fctSeconds each message's post-to-completion time, or empty
+     * @param postedSeconds each message's post time after the first post, or empty
+     * @param startEpochMillis wall-clock time of the first post
      * @return the row
      */
     static BenchResult of(BenchOptions o, int size, long startNanos, long[] completionNanos, CpuUsage cpu,
-            double[] fctSeconds) {
+            double[] fctSeconds, double[] postedSeconds, long startEpochMillis) {
         int n = completionNanos.length;
         double seconds = (completionNanos[n - 1] - startNanos) / 1e9;
         double average = o.bandwidth((double) size * n, seconds);
@@ -58,6 +64,7 @@ public record BenchResult(int bytes, int iterations, double peak, double average
                 peak = Math.max(peak, o.bandwidth((double) size * w, dt / 1e9));
             }
         }
-        return new BenchResult(size, n, peak, average, seconds <= 0 ? 0 : n / seconds / 1e6, seconds, cpu, fctSeconds);
+        return new BenchResult(size, n, peak, average, seconds <= 0 ? 0 : n / seconds / 1e6, seconds, cpu, fctSeconds,
+                postedSeconds, startEpochMillis);
     }
 }

@@ -112,7 +112,8 @@ public class KarafFeaturesTest {
         List<InetAddress> a = addresses("10.0.1.");
         List<InetAddress> b = addresses("10.0.2.");
         ConnectOptions.Builder options = ConnectOptions.builder().provider("soft")
-                .loadBalancer(ROUND_ROBIN).fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10);
+                .loadBalancer(ROUND_ROBIN).fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10)
+                .congestionAvoidance(ConnectOptions.BUILTIN_FIXED_CHUNK);
         // no wait for the re-configured provider here: listen and connect wait for devices a and b
         try (MultipathListener listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 options.device("b").localAddresses(b).build())) {

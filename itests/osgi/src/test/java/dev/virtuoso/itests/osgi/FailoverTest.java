@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import org.junit.Test;
 
+import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.MultipathConnection;
@@ -57,6 +58,7 @@ public class FailoverTest extends VirtuosoOsgiTestSupport {
             // with 3 retries: the cut path's QP fails within about 0.3 s.
             fabric.configureFabric("rate=200m", PATHS);
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().chunkSize(256 << 10)
+                    .loadBalancer(ConnectOptions.BUILTIN_ROUND_ROBIN).congestionAvoidance(ConnectOptions.BUILTIN_FIXED_CHUNK)
                     .ackTimeout(14).retryCount(3).failoverTimeout(FAILOVER_TIMEOUT));
             client = cs[0];
             stream = new WriteStream(cs, WRITE_BYTES);

@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 
+import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
@@ -54,7 +55,8 @@ public class PathMonitorWiringTest extends VirtuosoOsgiTestSupport {
             // 2 x 200 Mbit/s: a 32 MiB MP_WRITE takes about 0.7 s, a bundle stop lands well inside it
             fabric.configureFabric("rate=200m", PATHS);
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(PROPORTIONAL)
-                    .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
+                    .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10)
+                    .congestionAvoidance(ConnectOptions.BUILTIN_FIXED_CHUNK));
             client = cs[0];
             WriteStream stream = new WriteStream(cs, WRITE_BYTES);
 

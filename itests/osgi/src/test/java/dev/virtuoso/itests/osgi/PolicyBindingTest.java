@@ -11,6 +11,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 
+import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 
@@ -58,7 +59,8 @@ public class PolicyBindingTest extends VirtuosoOsgiTestSupport {
             try {
                 fabric.configureFabric("rate=200m", 3);
                 MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(ROUND_ROBIN)
-                        .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
+                        .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10)
+                        .congestionAvoidance(ConnectOptions.BUILTIN_FIXED_CHUNK));
                 MultipathConnection client = cs[0];
                 WriteStream stream = new WriteStream(cs, 8 << 20);
                 awaitPolicy(client, SINGLE, "the * binding applied to a connection created after it");

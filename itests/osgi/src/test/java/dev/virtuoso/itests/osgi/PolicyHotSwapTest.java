@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 
+import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.VirtuosoException;
@@ -54,7 +55,8 @@ public class PolicyHotSwapTest extends VirtuosoOsgiTestSupport {
             fabric.configureFabric("rate=200m", PATHS);
             // 256 KiB chunks: each 64 MiB MP_WRITE is 256 chunk boundaries for a swap to land on
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions().loadBalancer(ROUND_ROBIN)
-                    .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10));
+                    .fallbackLoadBalancer(ROUND_ROBIN).chunkSize(256 << 10)
+                    .congestionAvoidance(ConnectOptions.BUILTIN_FIXED_CHUNK));
             client = cs[0];
             stream = new WriteStream(cs, WRITE_BYTES);
             assertEquals(ROUND_ROBIN, client.loadBalancer());

@@ -24,6 +24,11 @@ public final class PolicyBench {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("latency")) {
+            // "latency [both|fabric|udp] [ITERATIONS] [SPLIT_THRESHOLD]": see LatencyBench
+            LatencyBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         String what = args.length > 0 ? args[0] : "all";
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 10;
         System.out.printf(Locale.ROOT, "# policy bench %s, %d s per run, MP_WRITE %d MiB x %d outstanding, Java %s, %d cpus%n",

@@ -9,10 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationException;
 import org.osgi.service.cm.ManagedServiceFactory;
+import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -21,6 +25,7 @@ import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
+import dev.virtuoso.spi.policy.DefaultPolicyRank;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 
 /**
@@ -39,6 +44,9 @@ import dev.virtuoso.spi.policy.LoadBalancerPolicy;
  * else the built-in one) and {@code policies} says so; when the policy registers again the connection
  * returns to it at the next chunk boundary. The component is immediate, so this holds with no shell
  * attached.
+ *
+ * <p>Defaults: a connection that names no policy asks for {@link ConnectOptions#DEFAULT_POLICY}; this
+ * component publishes that name for the best-ranked registered policy ({@link DefaultPolicies}).
  *
  * <p>Gogo, scope {@code virtuoso} (names chosen not to clash with the standard shells' commands, e.g.
  * Felix's {@code lb}): {@code loadbalancer <connection> [name]}, {@code congestionavoidance <connection>
@@ -59,6 +67,16 @@ public final class PolicyBindings implements ManagedServiceFactory {
     private final Map<String, String> problems = new TreeMap<>();
     private final List<String> loadBalancers = new ArrayList<>();
     private final List<String> congestionAvoidances = new ArrayList<>();
+    private final DefaultPolicies defaults;
+
+    /** The component's constructor. */
+    public PolicyBindings() {
+        this(new DefaultPolicies());
+    }
+
+    PolicyBindings(DefaultPolicies defaults) {
+        this.defaults = defaults;
+    }
 
     @Override
     public String getName() {
@@ -98,29 +116,71 @@ public final class PolicyBindings implements ManagedServiceFactory {
         problems.remove(c.id());
     }
 
-    /** @param props a load-balancing policy's service properties */
+    /**
+     * @param p a load-balancing policy
+     * @param props its service properties
+     */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             service = LoadBalancerPolicy.class)
-    synchronized void addLoadBalancer(Map<String, Object> props) {
-        loadBalancers.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
-        applyAll();
+    void addLoadBalancer(LoadBalancerPolicy p, Map<String, Object> props) {
+        // the default is published outside this object's lock (publishing calls back into it)
+        defaults.addLoadBalancer(p, props);
+        synchronized (this) {
+            loadBalancers.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+            applyAll();
+        }
     }
 
-    synchronized void removeLoadBalancer(Map<String, Object> props) {
-        loadBalancers.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+    void removeLoadBalancer(LoadBalancerPolicy p, Map<String, Object> props) {
+        defaults.removeLoadBalancer(p);
+        synchronized (this) {
+            loadBalancers.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+        }
     }
 
-
-    /** @param props a congestion-avoidance policy's service properties */
+    /**
+     * @param p a congestion-avoidance policy
+     * @param props its service properties
+     */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             service = CongestionAvoidancePolicy.class)
-    synchronized void addCongestionAvoidance(Map<String, Object> props) {
-        congestionAvoidances.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
-        applyAll();
+    void addCongestionAvoidance(CongestionAvoidancePolicy p, Map<String, Object> props) {
+        defaults.addCongestionAvoidance(p, props);
+        synchronized (this) {
+            congestionAvoidances.add(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+            applyAll();
+        }
     }
 
-    synchronized void removeCongestionAvoidance(Map<String, Object> props) {
-        congestionAvoidances.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+    void removeCongestionAvoidance(CongestionAvoidancePolicy p, Map<String, Object> props) {
+        defaults.removeCongestionAvoidance(p);
+        synchronized (this) {
+            congestionAvoidances.remove(String.valueOf(props.get(LoadBalancerPolicy.NAME_PROPERTY)));
+        }
+    }
+
+    /**
+     * Publishes the default policies ({@link DefaultPolicies}) once the component is active.
+     *
+     * @param context this bundle's context
+     */
+    @Activate
+    void activate(BundleContext context) {
+        defaults.start((type, service, properties) -> {
+            ServiceRegistration<?> r = context.registerService(type.getName(), service, properties);
+            return () -> {
+                try {
+                    r.unregister();
+                } catch (IllegalStateException alreadyGone) {
+                    // the bundle is stopping: the framework withdrew it
+                }
+            };
+        });
+    }
+
+    @Deactivate
+    void deactivate() {
+        defaults.stop();
     }
 
     /** A policy appeared: connections bound to it that run on a fallback (or never got it) return to it. */
@@ -225,11 +285,24 @@ public final class PolicyBindings implements ManagedServiceFactory {
         }
     }
 
-    synchronized String policiesText() {
+    String policiesText() {
+        // read before taking this object's lock: the defaults' lock is taken first elsewhere
+        String defaultLb = defaults.loadBalancer();
+        String defaultCc = defaults.congestionAvoidance();
+        String candidates = defaults.candidates();
+        synchronized (this) {
+            return policiesText(defaultLb, defaultCc, candidates);
+        }
+    }
+
+    private String policiesText(String defaultLb, String defaultCc, String candidates) {
         StringBuilder sb = new StringBuilder();
         sb.append("load balancers: ").append(names(loadBalancers, ConnectOptions.BUILTIN_ROUND_ROBIN)).append('\n');
         sb.append("congestion avoidance: ").append(names(congestionAvoidances, ConnectOptions.BUILTIN_FIXED_CHUNK))
                 .append('\n');
+        sb.append(ConnectOptions.DEFAULT_POLICY).append(": lb=").append(defaultLb == null ? "none registered" : defaultLb)
+                .append(" cc=").append(defaultCc == null ? "none registered" : defaultCc).append(" (candidates by ")
+                .append(DefaultPolicyRank.PROPERTY).append(": ").append(candidates).append(")\n");
         for (Binding b : bindings.values()) {
             sb.append("binding ").append(b.pid()).append(": connection ").append(b.connection()).append(" lb=")
                     .append(b.loadBalancer().isEmpty() ? "-" : b.loadBalancer()).append(" cc=")

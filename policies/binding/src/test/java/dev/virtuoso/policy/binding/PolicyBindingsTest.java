@@ -109,12 +109,12 @@ class PolicyBindingsTest {
         assertTrue(b.problems().get("c").contains("lb-proportional"));
         assertTrue(b.policiesText().contains("NOT APPLIED"));
         known.add("lb-proportional");
-        b.addLoadBalancer(policy("lb-proportional"));
+        b.addLoadBalancer(DefaultPoliciesTest.lb("lb-proportional"), policy("lb-proportional"));
         assertEquals("lb-proportional", c.lb, "applied when the policy registers");
         assertFalse(b.problems().containsKey("c"));
         assertTrue(b.policiesText().startsWith("load balancers: builtin-roundrobin, lb-proportional"),
                 b.policiesText());
-        b.removeLoadBalancer(policy("lb-proportional"));
+        b.removeLoadBalancer(DefaultPoliciesTest.lb("lb-proportional"), policy("lb-proportional"));
         assertFalse(b.policiesText().contains("lb-proportional,"));
         // the core moved the connection to its fallback; the binding still names lb-proportional
         known.remove("lb-proportional");
@@ -122,7 +122,7 @@ class PolicyBindingsTest {
         assertTrue(b.policiesText().contains("connection c: lb=builtin-roundrobin cc=builtin-fixed (on the fallback"),
                 b.policiesText());
         known.add("lb-proportional");
-        b.addLoadBalancer(policy("lb-proportional"));
+        b.addLoadBalancer(DefaultPoliciesTest.lb("lb-proportional"), policy("lb-proportional"));
         assertEquals("lb-proportional", c.lb, "back on the bound policy when it registers again");
         assertFalse(b.policiesText().contains("on the fallback"), b.policiesText());
     }

@@ -8,6 +8,7 @@ import org.osgi.service.metatype.annotations.Designate;
 
 import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
 import dev.virtuoso.spi.policy.CongestionAvoidanceSession;
+import dev.virtuoso.spi.policy.DefaultPolicyRank;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 import dev.virtuoso.spi.policy.PathStateView;
 import dev.virtuoso.spi.policy.PolicyContext;
@@ -18,9 +19,15 @@ import dev.virtuoso.spi.policy.PolicyContext;
  */
 @Component(service = CongestionAvoidancePolicy.class, configurationPid = FixedChunkPolicy.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        property = LoadBalancerPolicy.NAME_PROPERTY + "=" + FixedChunkPolicy.NAME)
+        property = {LoadBalancerPolicy.NAME_PROPERTY + "=" + FixedChunkPolicy.NAME,
+            DefaultPolicyRank.PROPERTY + ":Integer=" + FixedChunkPolicy.DEFAULT_RANK})
 @Designate(ocd = FixedChunkConfig.class)
 public final class FixedChunkPolicy implements CongestionAvoidancePolicy {
+    /**
+     * Rank as the default policy ({@link DefaultPolicyRank}); ConfigAdmin may override it with the
+     * property of that name. See docs/policies.md for the measurements behind it.
+     */
+    public static final String DEFAULT_RANK = "100";
     /** The policy's name. */
     public static final String NAME = "cc-fixed";
     /** ConfigAdmin PID of the defaults. */

@@ -6,6 +6,7 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
 
+import dev.virtuoso.spi.policy.DefaultPolicyRank;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 import dev.virtuoso.spi.policy.LoadBalancerSession;
 import dev.virtuoso.spi.policy.PathStateView;
@@ -20,9 +21,15 @@ import dev.virtuoso.spi.policy.PolicyContext;
  */
 @Component(service = LoadBalancerPolicy.class, configurationPid = AdaptivePolicy.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        property = LoadBalancerPolicy.NAME_PROPERTY + "=" + AdaptivePolicy.NAME)
+        property = {LoadBalancerPolicy.NAME_PROPERTY + "=" + AdaptivePolicy.NAME,
+            DefaultPolicyRank.PROPERTY + ":Integer=" + AdaptivePolicy.DEFAULT_RANK})
 @Designate(ocd = AdaptiveConfig.class)
 public final class AdaptivePolicy implements LoadBalancerPolicy {
+    /**
+     * Rank as the default policy ({@link DefaultPolicyRank}); ConfigAdmin may override it with the
+     * property of that name. See docs/policies.md for the measurements behind it.
+     */
+    public static final String DEFAULT_RANK = "200";
     /** The policy's name. */
     public static final String NAME = "lb-adaptive";
     /** ConfigAdmin PID of the defaults. */

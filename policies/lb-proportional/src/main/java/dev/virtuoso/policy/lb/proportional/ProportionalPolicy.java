@@ -6,6 +6,7 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
 
+import dev.virtuoso.spi.policy.DefaultPolicyRank;
 import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 import dev.virtuoso.spi.policy.LoadBalancerSession;
 import dev.virtuoso.spi.policy.PathStateView;
@@ -15,14 +16,22 @@ import dev.virtuoso.spi.policy.PolicyContext;
  * {@value #NAME}: the paper's load balancer. Each message is pre-allocated to the paths in
  * proportion to their probed capacity (equation 1: data_i / cap_i equal for every path, the data_i
  * summing to the message), then chunks are posted round-robin over the paths that still have
- * allocation. Paths without a probe use their estimated rate; with neither known anywhere the
- * split is equal.
+ * allocation. A path's capacity is its probed one until it has carried data, then its delivery
+ * rate measured from the data's own completions (so a misread probe is corrected and a rate change
+ * followed, message by message); paths without a probe use their estimated rate; with neither known
+ * anywhere the split is equal.
  */
 @Component(service = LoadBalancerPolicy.class, configurationPid = ProportionalPolicy.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        property = LoadBalancerPolicy.NAME_PROPERTY + "=" + ProportionalPolicy.NAME)
+        property = {LoadBalancerPolicy.NAME_PROPERTY + "=" + ProportionalPolicy.NAME,
+            DefaultPolicyRank.PROPERTY + ":Integer=" + ProportionalPolicy.DEFAULT_RANK})
 @Designate(ocd = ProportionalConfig.class)
 public final class ProportionalPolicy implements LoadBalancerPolicy {
+    /**
+     * Rank as the default policy ({@link DefaultPolicyRank}); ConfigAdmin may override it with the
+     * property of that name. See docs/policies.md for the measurements behind it.
+     */
+    public static final String DEFAULT_RANK = "100";
     /** The policy's name. */
     public static final String NAME = "lb-proportional";
     /** ConfigAdmin PID of the defaults. */

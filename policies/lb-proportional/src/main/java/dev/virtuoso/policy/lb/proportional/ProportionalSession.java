@@ -11,14 +11,26 @@ import dev.virtuoso.spi.policy.PathStateView;
  * One connection's {@value ProportionalPolicy#NAME} state: the bytes of the current message still
  * allocated to each path, and the round-robin cursor.
  *
+ * <p>Capacity of a path, the weight of equation 1: its probed capacity until the path has carried
+ * {@value #MEASURED_AFTER_CHUNKS} data chunks of this session, its estimated delivery rate from then
+ * on (measured over the path's busy time, so a path given too small a share still reads its
+ * capacity). The connect-time probe is a short flow that a shaper's token bucket or a loaded host
+ * can misread; the transfer's own chunks are a long probe that corrects it within a few of the
+ * estimator's time constants and follows later rate changes the same way (each message is split
+ * afresh).
+ *
  * <p>What a chunk actually carried is learnt from the drop in {@code remainingBytes} between two
  * {@link #place} calls of the same message (the core bounds chunks by congestion avoidance too),
  * so a {@code place} call that led to no post costs nothing. When the allocated paths fail, or
  * another message interleaves, what remains is split again over the usable paths.
  */
 final class ProportionalSession implements LoadBalancerSession {
+    /** Data chunks completed on a path before its estimated rate replaces its probed capacity. */
+    static final int MEASURED_AFTER_CHUNKS = 2;
+
     private final PathStateView paths;
     private final double minRelative;
+    private int[] dataChunks = new int[0];
     private long[] left = new long[0];
     private double[] weight = new double[0];
     private long message = Long.MIN_VALUE;
@@ -91,10 +103,7 @@ final class ProportionalSession implements LoadBalancerSession {
                 continue;
             }
             usable++;
-            double cap = paths.probedCapacity(p);
-            if (cap <= 0) {
-                cap = paths.estimatedRate(p);
-            }
+            double cap = capacity(p);
             weight[p] = cap > 0 ? cap : -1;
             if (cap > 0) {
                 known += cap;
@@ -134,6 +143,16 @@ final class ProportionalSession implements LoadBalancerSession {
         left[heaviest] += totalBytes - given;
     }
 
+    /** The weight of path p: measured on data once it carried some, else probed, else estimated. */
+    private double capacity(int p) {
+        double estimated = paths.estimatedRate(p);
+        if (dataChunks[p] >= MEASURED_AFTER_CHUNKS && estimated > 0) {
+            return estimated;
+        }
+        double probed = paths.probedCapacity(p);
+        return probed > 0 ? probed : estimated;
+    }
+
     /** @return bytes of the current message still allocated to the path (for tests) */
     long allocated(int path) {
         return path < left.length ? left[path] : 0;
@@ -144,6 +163,7 @@ final class ProportionalSession implements LoadBalancerSession {
         if (left.length != n) {
             left = Arrays.copyOf(left, n);
             weight = Arrays.copyOf(weight, n);
+            dataChunks = Arrays.copyOf(dataChunks, n);
             if (next >= n) {
                 next = 0;
             }
@@ -152,12 +172,22 @@ final class ProportionalSession implements LoadBalancerSession {
 
     @Override
     public void onChunkComplete(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
-        // a static split: completions do not move allocation
+        // the next message's split reads this path's measured rate once it has carried data
+        if (outcome == ChunkOutcome.SUCCESS && path >= 0 && path < dataChunks.length
+                && dataChunks[path] < MEASURED_AFTER_CHUNKS) {
+            dataChunks[path]++;
+        }
     }
 
     @Override
     public void onPathsChanged() {
         fit();
+        // a path slot that failed or was replaced is measured afresh
+        for (int p = 0; p < dataChunks.length; p++) {
+            if (!paths.usable(p)) {
+                dataChunks[p] = 0;
+            }
+        }
     }
 
     @Override

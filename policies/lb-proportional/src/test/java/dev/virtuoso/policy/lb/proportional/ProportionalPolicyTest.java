@@ -13,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.policy.testkit.FakePaths;
+import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.policy.LoadBalancerSession;
 import dev.virtuoso.spi.policy.PolicyContext;
@@ -144,5 +145,55 @@ class ProportionalPolicyTest {
         assertTrue(s.place(1, 1500, out));
         assertEquals(1000, s.allocated(0));
         assertEquals(500, s.allocated(1), "the previous placement (path 1) carried 500 bytes");
+    }
+
+    @Test
+    void onceAPathCarriedDataItsMeasuredRateReplacesTheProbe() {
+        FakePaths paths = new FakePaths(4);
+        // the connect-time probe misread path 0 (a 200 Mbit/s link read as 100) and path 3 (25 as 50)
+        paths.probed = new double[] {100 * MBIT, 100 * MBIT, 50 * MBIT, 50 * MBIT};
+        paths.estimated = new double[] {200 * MBIT, 100 * MBIT, 50 * MBIT, 25 * MBIT};
+        LoadBalancerSession s = session(paths, Map.of());
+        long total = 30L << 20;
+        long[] first = placeMessage(s, paths, 1, total, 1 << 20, new ArrayList<>());
+        assertArrayEquals(new long[] {total / 3, total / 3, total / 6, total / 6}, first,
+                "before any data completed, the probes set the split");
+        for (int p = 0; p < 4; p++) {
+            for (int k = 0; k < ProportionalSession.MEASURED_AFTER_CHUNKS; k++) {
+                paths.complete(p, 1 << 20, true);
+                s.onChunkComplete(p, 1 << 20, 1_000_000, ChunkOutcome.SUCCESS);
+            }
+        }
+        long[] second = placeMessage(s, paths, 2, total, 1 << 20, new ArrayList<>());
+        assertArrayEquals(new long[] {total * 8 / 15, total * 4 / 15, total * 2 / 15, total / 15}, second,
+                "after data, the measured rates (8:4:2:1) set it");
+        // path 1 drops to a quarter: the next message follows the estimate
+        paths.estimated[1] = 25 * MBIT;
+        long[] third = placeMessage(s, paths, 3, total, 1 << 20, new ArrayList<>());
+        assertArrayEquals(new long[] {total * 8 / 12, total / 12, total * 2 / 12, total / 12}, third);
+    }
+
+    @Test
+    void failedChunksDoNotCountAsMeasurementsAndAFailedPathIsMeasuredAfresh() {
+        FakePaths paths = new FakePaths(2);
+        paths.probed = new double[] {1e6, 1e6};
+        paths.estimated = new double[] {3e6, 1e6};
+        LoadBalancerSession s = session(paths, Map.of());
+        for (int k = 0; k < ProportionalSession.MEASURED_AFTER_CHUNKS; k++) {
+            s.onChunkComplete(0, 1000, 1_000_000, ChunkOutcome.RETRY_EXCEEDED);
+            s.onChunkComplete(1, 1000, 1_000_000, ChunkOutcome.SUCCESS);
+        }
+        assertArrayEquals(new long[] {2000, 2000}, placeMessage(s, paths, 1, 4000, 1 << 20, new ArrayList<>()),
+                "path 0 has no successful data chunk yet: its probe (1e6) counts; path 1's estimate equals it");
+        for (int k = 0; k < ProportionalSession.MEASURED_AFTER_CHUNKS; k++) {
+            s.onChunkComplete(0, 1000, 1_000_000, ChunkOutcome.SUCCESS);
+        }
+        assertArrayEquals(new long[] {3000, 1000}, placeMessage(s, paths, 2, 4000, 1 << 20, new ArrayList<>()));
+        paths.usable[0] = false;
+        s.onPathsChanged();
+        paths.usable[0] = true;
+        s.onPathsChanged();
+        assertArrayEquals(new long[] {2000, 2000}, placeMessage(s, paths, 3, 4000, 1 << 20, new ArrayList<>()),
+                "after the failure path 0 is back on its probe until it carries data again");
     }
 }

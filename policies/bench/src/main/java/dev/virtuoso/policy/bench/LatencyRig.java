@@ -1,0 +1,110 @@
+package dev.virtuoso.policy.bench;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.decomposer.internal.DecomposerComponent;
+import dev.virtuoso.pathmonitor.internal.PathMonitorService;
+import dev.virtuoso.policy.cc.fixed.FixedChunkPolicy;
+import dev.virtuoso.policy.lb.adaptive.AdaptivePolicy;
+import dev.virtuoso.policy.lb.proportional.ProportionalPolicy;
+import dev.virtuoso.qpmanager.internal.engine.Connector;
+import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
+import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
+import dev.virtuoso.reassembler.internal.ReassemblerComponent;
+import dev.virtuoso.verbs.soft.SoftRnicConfig;
+import dev.virtuoso.verbs.soft.SoftVerbsProvider;
+import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
+import dev.virtuoso.verbs.soft.fabric.LinkSpec;
+
+/**
+ * Two soft RNICs (devices a and b of one provider) with {@code paths} vNICs each, on the in-process
+ * fabric (unshaped links) or on the UDP wire over loopback (a: 127.0.1.i, b: 127.0.2.i), and a
+ * connector with the policies the binding ranks as the default (lb-adaptive, cc-fixed) registered
+ * under their names. {@link #connect} makes one multipath connection; {@link #provider} also serves
+ * the raw-verbs baseline on the same soft RNIC.
+ */
+final class LatencyRig implements AutoCloseable {
+    final SoftVerbsProvider provider;
+    final List<InetAddress> a = new ArrayList<>();
+    final List<InetAddress> b = new ArrayList<>();
+    private final FabricNetwork network;
+    private final Connector connector;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    LatencyRig(boolean fabric, int paths) {
+        for (int i = 0; i < paths; i++) {
+            a.add(ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
+            b.add(ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
+        }
+        if (fabric) {
+            network = new FabricNetwork("latency-bench", 1);
+            network.addHost("a", a.toArray(new InetAddress[0]));
+            network.addHost("b", b.toArray(new InetAddress[0]));
+            for (int i = 0; i < paths; i++) {
+                network.link(a.get(i), b.get(i), LinkSpec.UNLIMITED);
+            }
+            provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a").build(),
+                    SoftRnicConfig.builder("b").addresses(b).fabric(network, "b").build());
+        } else {
+            network = null;
+            // port 0: each device's UDP sockets take a free port (two devices on one host)
+            provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).udpPort(0).build(),
+                    SoftRnicConfig.builder("b").addresses(b).udpPort(0).build());
+        }
+        PolicyRegistry policies = new PolicyRegistry();
+        policies.add(AdaptivePolicy.NAME, new AdaptivePolicy());
+        policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
+        policies.add(FixedChunkPolicy.NAME, new FixedChunkPolicy());
+        connector = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(), policies,
+                CoreSettings.DEFAULTS);
+        connector.pathMonitors(new PathMonitorService());
+    }
+
+    /** @return {client, server} of a new connection over every vNIC */
+    MultipathConnection[] connect(ConnectOptions options) throws Exception {
+        MultipathListener listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                options.toBuilder().device("b").localAddresses(b).build());
+        open.add(listener);
+        MultipathConnection client = connector.connect(listener.localAddress(),
+                options.toBuilder().device("a").localAddresses(a).build());
+        MultipathConnection server = listener.accept(10, TimeUnit.SECONDS);
+        if (server == null) {
+            throw new IllegalStateException("server side did not accept within 10 s");
+        }
+        open.add(client);
+        open.add(server);
+        return new MultipathConnection[] {client, server};
+    }
+
+    static InetAddress ip(String s) {
+        try {
+            return InetAddress.getByName(s);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            try {
+                open.get(i).close();
+            } catch (Exception e) {
+                // closing what is left
+            }
+        }
+        connector.close();
+        provider.close();
+        if (network != null) {
+            network.close();
+        }
+    }
+}

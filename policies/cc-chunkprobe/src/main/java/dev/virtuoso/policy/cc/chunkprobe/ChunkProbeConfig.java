@@ -20,14 +20,26 @@ public @interface ChunkProbeConfig {
     @AttributeDefinition(description = "Chunks never get larger than this.", min = "1")
     long maxChunkBytes() default 64L * 1024 * 1024;
 
-    @AttributeDefinition(description = "Step of the linear increase after the first loss.", min = "1")
+    @AttributeDefinition(description = "Largest step of the linear increase after the first loss (the step is"
+            + " a quarter of the proven size, at most this).", min = "1")
     long linearStepBytes() default 65536;
 
-    @AttributeDefinition(description = "Chunks outstanding per path, posted in turns as completions arrive.",
-            min = "1")
-    int window() default 2;
+    @AttributeDefinition(description = "Chunks outstanding per path, posted in turns as completions arrive"
+            + " (1: a path's WRs never overlap, the burst a link sees is one chunk).", min = "1")
+    int window() default 1;
 
     @AttributeDefinition(description = "Once the threshold is found, try one linear step up again after this"
-            + " many successful chunks at it; 0 = never (the paper).", min = "0")
-    long reprobeAfterChunks() default 0;
+            + " many successful chunks at it (doubled after each failed try); 0 = never (the paper).", min = "0")
+    long reprobeAfterChunks() default 256;
+
+    @AttributeDefinition(description = "Full-size chunks a size is measured over before it grows.", min = "1")
+    int levelChunks() default 16;
+
+    @AttributeDefinition(description = "Bytes a size is measured over (at least) before it grows.", min = "1")
+    long levelBytes() default 1024 * 1024;
+
+    @AttributeDefinition(description = "A size whose chunks complete this many percent slower (bytes per"
+            + " second of chunk latency) than the best size so far counts as a loss (go-back-N damage grows"
+            + " with the chunk); 100 = off.", min = "0", max = "100")
+    int slowdownPercent() default 5;
 }

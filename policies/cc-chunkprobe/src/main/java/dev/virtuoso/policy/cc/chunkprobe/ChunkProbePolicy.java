@@ -40,7 +40,7 @@ public final class ChunkProbePolicy implements CongestionAvoidancePolicy, ChunkP
     public static final String PID = "dev.virtuoso.policy.cc.chunkprobe";
 
     private final Set<ChunkProbeSession> sessions = ConcurrentHashMap.newKeySet();
-    private volatile ChunkProbeSettings defaults = new ChunkProbeSettings(65536, 4096, 64L << 20, 65536, 2, 0);
+    private volatile ChunkProbeSettings defaults = ChunkProbeSettings.DEFAULTS;
 
     /** @param config configured defaults */
     @Activate

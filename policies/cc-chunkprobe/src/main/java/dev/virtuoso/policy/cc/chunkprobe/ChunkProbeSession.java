@@ -14,25 +14,34 @@ import dev.virtuoso.spi.policy.PathStateView;
 /**
  * One connection's {@value ChunkProbePolicy#NAME} state, per path:
  * <ul>
- * <li>BINARY: start at {@code initialChunkBytes}; each success of a chunk of the current size
- * doubles it.</li>
+ * <li>BINARY: start at {@code initialChunkBytes}; the size doubles once a level (at least
+ * {@code levelChunks} full-size chunks and {@code levelBytes}) has completed at it.</li>
  * <li>On RETRY_EXCEEDED of a chunk larger than the largest proven size: back to that proven size
- * (the previous one), then LINEAR: each success of a current-size chunk adds
- * {@code linearStepBytes}.</li>
- * <li>A second such loss: back to the proven size, STEADY (threshold found); optionally a linear
- * step is tried again after {@code reprobeAfterChunks} successes.</li>
+ * (the previous one), then LINEAR: each level completed adds a step of a quarter of the proven size
+ * (at most {@code linearStepBytes}).</li>
+ * <li>A second such loss: back to the proven size, STEADY (threshold found). After
+ * {@code reprobeAfterChunks} successes a step up is tried again: if its level completes the path got
+ * better and probing starts over in BINARY (the size grows back); if it fails, STEADY again and the
+ * next try waits twice as long (at most {@value #MAX_REPROBE_BACKOFF} times).</li>
  * <li>RETRY_EXCEEDED of a chunk no larger than the proven size (conditions got worse): halve and
  * go LINEAR. Other outcomes (FLUSHED after a QP failure, RNR, errors) say nothing about size.</li>
+ * <li>A level whose chunks completed {@code slowdownPercent} slower (bytes per second of chunk
+ * latency) than the best level before counts as a loss of its size, without failing a WR: with
+ * retries, go-back-N hides losses from the completions but not from their latency, and its damage
+ * (the WR resent from the lost packet on) grows with the chunk.</li>
  * </ul>
  * Chunks smaller than the current size (message tails) prove nothing. {@code window} chunks may be
- * outstanding per path; the core posts the next as completions arrive (the paper's WRs "posted in
- * turns followed by success CQEs").
+ * outstanding per path (default 1: a path's WRs never overlap, so the burst a link sees is one
+ * chunk); the core posts the next as completions arrive (the paper's WRs "posted in turns followed
+ * by success CQEs").
  */
 final class ChunkProbeSession implements CongestionAvoidanceSession {
     static final int BINARY = 0;
     static final int LINEAR = 1;
     static final int STEADY = 2;
     private static final String[] PHASES = {"BINARY", "LINEAR", "STEADY"};
+    /** Failed re-probes double the wait before the next, up to this factor of reprobeAfterChunks. */
+    static final int MAX_REPROBE_BACKOFF = 64;
 
     private static final int F_CURRENT = 0;
     private static final int F_SAFE = 1;
@@ -51,6 +60,13 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
     private long[] safe = new long[0];
     private int[] phase = new int[0];
     private long[] steadyRun = new long[0];
+    private long[] reprobeWait = new long[0];
+    private boolean[] reprobing = new boolean[0];
+    private int[] levelCount = new int[0];
+    private long[] levelBytes = new long[0];
+    private long[] levelNanos = new long[0];
+    /** Best level rate (bytes per nanosecond of chunk latency) since the last back-off; 0 = none. */
+    private double[] bestRate = new double[0];
     private long[] maxDone = new long[0];
     private long[] sumDone = new long[0];
     private long[] done = new long[0];
@@ -97,7 +113,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
             return;
         }
         if (outcome == ChunkOutcome.SUCCESS) {
-            succeeded(path, bytes);
+            succeeded(path, bytes, latencyNanos);
         } else if (outcome == ChunkOutcome.RETRY_EXCEEDED) {
             lost(path, bytes);
         } else {
@@ -106,25 +122,56 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         publish(path);
     }
 
-    private void succeeded(int p, long bytes) {
+    private void succeeded(int p, long bytes, long latencyNanos) {
         done[p]++;
         sumDone[p] += bytes;
         maxDone[p] = Math.max(maxDone[p], bytes);
         if (bytes < size[p]) {
             return; // a tail chunk proves nothing about the current size
         }
-        safe[p] = Math.max(safe[p], size[p]);
-        switch (phase[p]) {
-            case BINARY -> size[p] = Math.min(s.maxChunkBytes(), size[p] * 2);
-            case LINEAR -> size[p] = Math.min(s.maxChunkBytes(), size[p] + s.linearStepBytes());
-            default -> {
-                if (s.reprobeAfterChunks() > 0 && ++steadyRun[p] >= s.reprobeAfterChunks()) {
-                    steadyRun[p] = 0;
-                    phase[p] = LINEAR;
-                    size[p] = Math.min(s.maxChunkBytes(), size[p] + s.linearStepBytes());
-                }
-            }
+        if (phase[p] == STEADY && s.reprobeAfterChunks() > 0 && ++steadyRun[p] >= reprobeWait[p]) {
+            steadyRun[p] = 0;
+            reprobing[p] = true;
+            phase[p] = LINEAR;
+            grow(p);
+            return;
         }
+        levelCount[p]++;
+        levelBytes[p] += bytes;
+        levelNanos[p] += Math.max(1, latencyNanos);
+        if (levelCount[p] < s.levelChunks() || levelBytes[p] < s.levelBytes()) {
+            return;
+        }
+        double rate = (double) levelBytes[p] / levelNanos[p];
+        if (phase[p] == STEADY) {
+            bestRate[p] = rate; // the reference a re-probe is measured against, kept current
+            resetLevel(p);
+            return;
+        }
+        if (bestRate[p] > 0 && rate < bestRate[p] * (100 - s.slowdownPercent()) / 100) {
+            backOff(p); // slower than a smaller size: go-back-N damage outweighs the larger chunk
+            return;
+        }
+        bestRate[p] = Math.max(bestRate[p], rate);
+        safe[p] = Math.max(safe[p], size[p]);
+        if (reprobing[p]) {
+            // the path got better: find its new threshold from here
+            reprobing[p] = false;
+            reprobeWait[p] = s.reprobeAfterChunks();
+            phase[p] = BINARY;
+        }
+        grow(p);
+    }
+
+    private void grow(int p) {
+        long next = phase[p] == BINARY ? size[p] * 2 : size[p] + linearStep(p);
+        size[p] = Math.min(s.maxChunkBytes(), next);
+        resetLevel(p);
+    }
+
+    /** A quarter of the proven size, within [minChunkBytes, linearStepBytes]. */
+    private long linearStep(int p) {
+        return Math.max(s.minChunkBytes(), Math.min(s.linearStepBytes(), safe[p] / 4));
     }
 
     private void lost(int p, long bytes) {
@@ -133,14 +180,39 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         if (safe[p] == 0) {
             // nothing proven yet: halve and keep doubling from there
             size[p] = Math.max(s.minChunkBytes(), Math.min(size[p], bytes / 2));
+            bestRate[p] = 0;
+            resetLevel(p);
         } else if (bytes > safe[p]) {
-            size[p] = safe[p];
-            phase[p] = phase[p] == BINARY ? LINEAR : STEADY;
+            backOff(p);
         } else {
             size[p] = Math.max(s.minChunkBytes(), bytes / 2);
             safe[p] = size[p];
             phase[p] = LINEAR;
+            reprobing[p] = false;
+            bestRate[p] = 0;
+            resetLevel(p);
         }
+    }
+
+    /** The current size (above the proven one) failed: back to the proven size. */
+    private void backOff(int p) {
+        size[p] = safe[p];
+        if (reprobing[p]) {
+            reprobing[p] = false;
+            reprobeWait[p] = Math.min(reprobeWait[p] * 2, s.reprobeAfterChunks() * MAX_REPROBE_BACKOFF);
+            phase[p] = STEADY;
+        } else {
+            phase[p] = phase[p] == BINARY ? LINEAR : STEADY;
+        }
+        steadyRun[p] = 0;
+        bestRate[p] = 0;
+        resetLevel(p);
+    }
+
+    private void resetLevel(int p) {
+        levelCount[p] = 0;
+        levelBytes[p] = 0;
+        levelNanos[p] = 0;
     }
 
     @Override
@@ -196,6 +268,13 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         safe = Arrays.copyOf(safe, n);
         phase = Arrays.copyOf(phase, n);
         steadyRun = Arrays.copyOf(steadyRun, n);
+        reprobeWait = Arrays.copyOf(reprobeWait, n);
+        Arrays.fill(reprobeWait, old, n, s.reprobeAfterChunks());
+        reprobing = Arrays.copyOf(reprobing, n);
+        levelCount = Arrays.copyOf(levelCount, n);
+        levelBytes = Arrays.copyOf(levelBytes, n);
+        levelNanos = Arrays.copyOf(levelNanos, n);
+        bestRate = Arrays.copyOf(bestRate, n);
         maxDone = Arrays.copyOf(maxDone, n);
         sumDone = Arrays.copyOf(sumDone, n);
         done = Arrays.copyOf(done, n);

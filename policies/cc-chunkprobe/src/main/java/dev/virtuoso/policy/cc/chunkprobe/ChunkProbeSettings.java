@@ -2,11 +2,14 @@ package dev.virtuoso.policy.cc.chunkprobe;
 
 import dev.virtuoso.spi.policy.PolicyContext;
 
-/** Validated settings of one session. */
+/** Validated settings of one session (see {@link ChunkProbeConfig} for each). */
 record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxChunkBytes, long linearStepBytes,
-        int window, long reprobeAfterChunks) {
+        int window, long reprobeAfterChunks, int levelChunks, long levelBytes, int slowdownPercent) {
 
     private static final String P = ChunkProbePolicy.NAME + ".";
+    /** The defaults of {@link ChunkProbeConfig}. */
+    static final ChunkProbeSettings DEFAULTS = new ChunkProbeSettings(65536, 4096, 64L << 20, 65536, 1, 256, 16,
+            1L << 20, 5);
 
     ChunkProbeSettings {
         atLeast("minChunkBytes", minChunkBytes, 1);
@@ -15,24 +18,37 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
         atLeast("linearStepBytes", linearStepBytes, 1);
         atLeast("window", window, 1);
         atLeast("reprobeAfterChunks", reprobeAfterChunks, 0);
+        atLeast("levelChunks", levelChunks, 1);
+        atLeast("levelBytes", levelBytes, 1);
+        atLeast("slowdownPercent", slowdownPercent, 0);
+        if (slowdownPercent > 100) {
+            throw new IllegalArgumentException(P + "slowdownPercent must be <= 100: " + slowdownPercent);
+        }
     }
 
     static ChunkProbeSettings of(ChunkProbeConfig c) {
         return new ChunkProbeSettings(c.initialChunkBytes(), c.minChunkBytes(), c.maxChunkBytes(),
-                c.linearStepBytes(), c.window(), c.reprobeAfterChunks());
+                c.linearStepBytes(), c.window(), c.reprobeAfterChunks(), c.levelChunks(), c.levelBytes(),
+                c.slowdownPercent());
     }
 
     /** @return these defaults with the connection's {@code cc-chunkprobe.<name>} properties applied */
     ChunkProbeSettings with(PolicyContext ctx) {
-        long window = ctx.longProperty(P + "window", this.window);
-        if (window > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(P + "window too large: " + window);
-        }
         return new ChunkProbeSettings(ctx.longProperty(P + "initialChunkBytes", initialChunkBytes),
                 ctx.longProperty(P + "minChunkBytes", minChunkBytes),
                 ctx.longProperty(P + "maxChunkBytes", maxChunkBytes),
-                ctx.longProperty(P + "linearStepBytes", linearStepBytes), (int) window,
-                ctx.longProperty(P + "reprobeAfterChunks", reprobeAfterChunks));
+                ctx.longProperty(P + "linearStepBytes", linearStepBytes), intOf(ctx, "window", window),
+                ctx.longProperty(P + "reprobeAfterChunks", reprobeAfterChunks),
+                intOf(ctx, "levelChunks", levelChunks), ctx.longProperty(P + "levelBytes", levelBytes),
+                intOf(ctx, "slowdownPercent", slowdownPercent));
+    }
+
+    private static int intOf(PolicyContext ctx, String name, int dflt) {
+        long v = ctx.longProperty(P + name, dflt);
+        if (v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(P + name + " too large: " + v);
+        }
+        return (int) v;
     }
 
     private static void atLeast(String name, long v, long min) {

@@ -19,25 +19,31 @@ class ChunkProbeEdgesTest {
     private static final long INITIAL = 65536;
 
     private static ChunkProbeSession session(ChunkProbePolicy policy, String id, FakePaths paths) {
-        return (ChunkProbeSession) policy.newSession(new PolicyContext(id, Map.of()), paths);
+        return (ChunkProbeSession) policy.newSession(new PolicyContext(id, ChunkProbePolicyTest.ONE_CHUNK_LEVELS),
+                paths);
     }
 
     @Test
     void settingsBoundsAreInclusiveAndEachBelowIsRejected() {
-        assertEquals(1, new ChunkProbeSettings(1, 1, 1, 1, 1, 0).maxChunkBytes());
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 0, 1, 1, 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 2, 2, 1, 1, 0),
+        assertEquals(1, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 5).maxChunkBytes());
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 0, 1, 1, 1, 0, 1, 1, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 2, 2, 1, 1, 0, 1, 1, 5),
                 "initial below the minimum");
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(2, 1, 1, 1, 1, 0),
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(2, 1, 1, 1, 1, 0, 1, 1, 5),
                 "maximum below the initial");
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 0, 1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 0, 0));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, -1));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 0, 1, 0, 1, 1, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 0, 0, 1, 1, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, -1, 1, 1, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 0, 1, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 0, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, -1));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 101));
+        assertEquals(100, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 100).slowdownPercent());
     }
 
     @Test
     void windowPropertyMustFitAnInt() {
-        ChunkProbeSettings d = new ChunkProbeSettings(INITIAL, 4096, 64L << 20, 65536, 2, 0);
+        ChunkProbeSettings d = new ChunkProbeSettings(INITIAL, 4096, 64L << 20, 65536, 2, 0, 1, 1, 5);
         assertEquals(Integer.MAX_VALUE,
                 d.with(new PolicyContext("c", Map.of("cc-chunkprobe.window", (long) Integer.MAX_VALUE))).window());
         assertThrows(IllegalArgumentException.class,

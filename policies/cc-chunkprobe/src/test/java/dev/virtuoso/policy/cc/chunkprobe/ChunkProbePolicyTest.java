@@ -59,16 +59,22 @@ class ChunkProbePolicyTest {
         }
     }
 
+    /** Levels of one chunk: each success of a full-size chunk is a completed level (the paper's rule). */
+    static final Map<String, Object> ONE_CHUNK_LEVELS = Map.of("cc-chunkprobe.levelChunks", 1,
+            "cc-chunkprobe.levelBytes", 1);
+
     private static ChunkProbeSession session(ChunkProbePolicy policy, String id, FakePaths paths,
             Map<String, Object> props) {
-        return (ChunkProbeSession) policy.newSession(new PolicyContext(id, props), paths);
+        Map<String, Object> all = new java.util.HashMap<>(ONE_CHUNK_LEVELS);
+        all.putAll(props);
+        return (ChunkProbeSession) policy.newSession(new PolicyContext(id, all), paths);
     }
 
     @Test
     void binaryIncreaseThenBackThenLinearOnALossThreshold() {
         ChunkProbePolicy policy = new ChunkProbePolicy();
         ChunkProbeSession cc = session(policy, "c1", new FakePaths(1), Map.of());
-        assertEquals(2, cc.maxOutstandingChunks(0), "several WRs per path");
+        assertEquals(1, cc.maxOutstandingChunks(0), "one WR in flight per path, posted in turns");
         LossyPath path = new LossyPath(0, 700_417); // Table 2, one path
         path.run(cc, 200);
         assertEquals(List.of(64 * KIB, 128 * KIB, 256 * KIB, 512 * KIB, 1024 * KIB, // binary until the loss
@@ -152,7 +158,8 @@ class ChunkProbePolicyTest {
         assertEquals(4, cc.maxOutstandingChunks(0));
         LossyPath path = new LossyPath(0, 200 * KIB);
         path.run(cc, 40);
-        assertEquals(192 * KIB, cc.maxChunkBytes(0), "128 KiB + one 64 KiB step; 256 KiB fails");
+        assertEquals(200 * KIB, cc.maxChunkBytes(0),
+                "128 KiB + steps of a quarter of the proven size (32, 40 KiB); 250 KiB fails");
         LossyPath better = new LossyPath(0, 10_000 * KIB);
         better.run(cc, 40);
         assertEquals(256 * KIB, cc.maxChunkBytes(0), "re-probed upwards to the maximum");

@@ -1,0 +1,98 @@
+package dev.virtuoso.policy.cc.chunkprobe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.policy.testkit.FakePaths;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+import dev.virtuoso.spi.policy.PolicyContext;
+
+/** Levels, the slowdown signal and re-probing (the probe adapts both ways). */
+class ChunkProbeAdaptationTest {
+    private static final long KIB = 1024;
+
+    private static ChunkProbeSession session(Map<String, Object> props) {
+        return (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("c", props), new FakePaths(1));
+    }
+
+    /** Completes {@code n} chunks of the current size at {@code bytesPerMicro} (latency from the rate). */
+    private static void complete(ChunkProbeSession cc, int n, double bytesPerMicro) {
+        for (int i = 0; i < n; i++) {
+            long size = cc.maxChunkBytes(0);
+            cc.onChunkComplete(0, size, (long) (size / bytesPerMicro * 1000), ChunkOutcome.SUCCESS);
+        }
+    }
+
+    @Test
+    void aSizeGrowsOnlyAfterAWholeLevel() {
+        ChunkProbeSession cc = session(Map.of());
+        assertEquals(1, cc.maxOutstandingChunks(0));
+        complete(cc, 15, 10);
+        assertEquals(64 * KIB, cc.maxChunkBytes(0), "16 chunks and 1 MiB per level by default");
+        complete(cc, 1, 10);
+        assertEquals(128 * KIB, cc.maxChunkBytes(0));
+        complete(cc, 7, 10);
+        assertEquals(128 * KIB, cc.maxChunkBytes(0), "8 x 128 KiB = 1 MiB but only 8 chunks");
+        complete(cc, 9, 10);
+        assertEquals(256 * KIB, cc.maxChunkBytes(0));
+    }
+
+    @Test
+    void aSlowerLevelBacksOffLikeALossWithoutFailingAWr() {
+        ChunkProbeSession cc = session(Map.of("cc-chunkprobe.levelChunks", 4, "cc-chunkprobe.levelBytes", 1));
+        complete(cc, 4, 10); // 64 KiB
+        complete(cc, 4, 10.2); // 128 KiB, a little faster
+        assertEquals(256 * KIB, cc.maxChunkBytes(0));
+        complete(cc, 4, 9.8); // within 5% of the best: grows on
+        assertEquals(512 * KIB, cc.maxChunkBytes(0));
+        complete(cc, 4, 9.0); // 12% slower than the best: back to 256 KiB, linear
+        assertEquals(256 * KIB, cc.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
+        complete(cc, 4, 9.0); // the reference level at the proven size
+        assertEquals(320 * KIB, cc.maxChunkBytes(0), "one step of a quarter of 256 KiB, at most 64 KiB");
+        complete(cc, 4, 8.0); // slower again: threshold found
+        assertEquals(256 * KIB, cc.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
+        assertEquals(0, cc.statistics().get(0).losses(), "no WR failed");
+        assertEquals(256 * KIB, cc.statistics().get(0).safeChunkBytes());
+    }
+
+    @Test
+    void reprobesGrowBackOnABetterPathAndBackOffOnAnUnchangedOne() {
+        ChunkProbeSession cc = session(Map.of("cc-chunkprobe.levelChunks", 1, "cc-chunkprobe.levelBytes", 1,
+                "cc-chunkprobe.reprobeAfterChunks", 10, "cc-chunkprobe.maxChunkBytes", 4096 * KIB));
+        complete(cc, 1, 10); // 64 -> 128
+        cc.onChunkComplete(0, 128 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // back to 64, linear
+        complete(cc, 1, 10); // 64 -> 80
+        cc.onChunkComplete(0, 80 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // steady at 64
+        assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
+        // unchanged path: the try at 80 KiB fails after 10, then 20, then 40 successes
+        int[] waits = {10, 20, 40};
+        for (int w : waits) {
+            complete(cc, w - 1, 10);
+            assertEquals(64 * KIB, cc.maxChunkBytes(0), "no try before " + w + " successes");
+            complete(cc, 1, 10);
+            assertEquals(80 * KIB, cc.maxChunkBytes(0), "a step up after " + w);
+            cc.onChunkComplete(0, 80 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+            assertEquals(64 * KIB, cc.maxChunkBytes(0));
+            assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
+        }
+        // the path got better: the next try succeeds and the size grows back by doubling
+        complete(cc, 80, 10);
+        assertEquals(80 * KIB, cc.maxChunkBytes(0));
+        complete(cc, 1, 10);
+        assertEquals(ChunkProbeSession.BINARY, cc.phase(0));
+        assertEquals(160 * KIB, cc.maxChunkBytes(0));
+        complete(cc, 5, 10);
+        assertEquals(4096 * KIB, cc.maxChunkBytes(0), "up to the maximum");
+        // and turns lossy again: back to the proven 2560 KiB, then a loss there halves it
+        cc.onChunkComplete(0, 4096 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+        assertEquals(2560 * KIB, cc.maxChunkBytes(0));
+        cc.onChunkComplete(0, 2560 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+        assertEquals(1280 * KIB, cc.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
+    }
+}

@@ -25,7 +25,8 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        experiment.sh fig7   [--count K] [--interval SECS] [--elephant-rate RATE] [--rate RATE] [--paths N]
                             [--burst BYTES]
        experiment.sh table2 [--paths "1 2 4 6 8 10"] [--msgs M] [--queue BYTES] [--burst BYTES]
-                            [--window PACKETS] [--retry N] [--rate RATE]
+                            [--window PACKETS] [--retry N] [--rate RATE] [--fixed-msgs M]
+                            [--loss "0.1 1 5"] [--loss-paths "1 4"] [--loss-mib MIB]
        experiment.sh fig8   [--size BYTES] [--msg-sizes "256K 1M 4M"] [--rate RATE] [--paths "1 2 4 6 8 10"]
        experiment.sh hetero [--size BYTES] [--runs N] [--systems "default lb-proportional lb-adaptive mptcp"]
        experiment.sh all    [--size BYTES]    (fig5, fig6, fig7, table2, fig8, hetero in sequence, their defaults)
@@ -43,8 +44,12 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
  table2: chunk sizes cc-chunkprobe finds on lossy paths: the core links get a shallow tbf queue
        (--queue, default 64kb; bucket --burst, default 32kb), the soft RNIC a requester window
        larger than that (--window, default 512 packets) and QPs no retries (--retry, default 0), so
-       a WR whose burst overflows the queue ends in RETRY_EXC_ERR; M (default
-       8) MP_WRITEs of 8 MiB per path. Max (sum over paths) and average chunk size per path count.
+       a WR whose burst overflows the queue ends in RETRY_EXC_ERR; M (default 8) MP_WRITEs of 8 MiB
+       per path. Max (sum over paths) and average chunk size per path count, goodput, and on the
+       same links cc-fixed (1 MiB chunks, 7 retries, --fixed-msgs 8 MiB messages per path, default
+       1; 0 skips it) and MPTCP (table2.csv). Then random loss (nftables) of each --loss percent on
+       default queues, cc-chunkprobe (--loss-mib per path, default 32) beside cc-fixed (a quarter of
+       that), both with 7 retries, over each of --loss-paths (table2-loss.csv; --loss "" skips it).
  fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
        each message size of --msg-sizes: Virtuoso's client and server, transfer only.
  hetero: four core links of 200/100/50/25 Mbit/s (sum 375): --runs (default 5) transfers of --size
@@ -375,42 +380,175 @@ fig7() {
   finish fig7
 }
 
-# Table 2: per path count, a fresh testbed with shallow queues, and one flow under cc-chunkprobe
+# --- Table 2 and the random-loss table -------------------------------------------------------------
+
+# packets the core links dropped so far (tbf, A->B)
+link_drops() { tb status | grep -o 'dropped [0-9]*' | awk '{ s += $2 } END { print s + 0 }'; }
+
+# a fresh testbed of MAXN core links with the tbf options given (zeroed drop counters)
+t2_testbed() {
+  tb down >/dev/null 2>&1 || true
+  tb up "$MAXN" "$RATE" "$@" >/dev/null
+  in_a ip route replace 10.72.0.0/24 via 10.70.1.2 dev a0 src 10.71.0.1
+  in_b ip route replace 10.71.0.0/24 via 10.70.2.1 dev b0 src 10.72.0.1
+  local ns
+  for ns in vt-a vt-b; do ip netns exec $ns ip mptcp limits set subflow 8 add_addr_accepted 8; done
+  VNICS_A=$(tb vnics a); VNICS_B=$(tb vnics b)
+}
+
+# random loss of PCT percent on every core link, both ways (nftables in the ToRs: netem is missing)
+set_loss() {
+  local pct=$1 ns side devs i per100k
+  per100k=$(awk -v p="$pct" 'BEGIN { printf "%d", p * 1000 + 0.5 }')
+  for ns in vt-tor1:a vt-tor2:b; do
+    side=${ns#*:}; ns=${ns%:*}
+    ip netns exec "$ns" nft delete table ip vtloss 2>/dev/null || true
+    ((per100k > 0)) || continue
+    devs=
+    for ((i = 0; i < MAXN; i++)); do devs+="${devs:+, }\"c$i$side\""; done
+    printf '%s\n' "table ip vtloss {" "  chain lossy {" \
+      "    type filter hook forward priority 0; policy accept;" \
+      "    oifname { $devs } numgen random mod 100000 < $per100k counter drop" "  }" "}" \
+      | ip netns exec "$ns" nft -f -
+  done
+}
+
+# packets the random loss dropped so far
+loss_drops() {
+  local ns
+  for ns in vt-tor1 vt-tor2; do ip netns exec "$ns" nft list table ip vtloss 2>/dev/null || true; done \
+    | grep -o 'packets [0-9]*' | awk '{ s += $2 } END { print s + 0 }'
+}
+
+# one bench transfer of BYTES (8 MiB messages, 2 outstanding) over the first n vNICs, bench options
+# after TAG; the client's JSON in $LOG_DIR/virtuoso-client-TAG.json. Fails if the client fails or runs
+# past T2_TIMEOUT seconds (cc-fixed on a lossy link may crawl) instead of ending the experiment.
+run_t2() {
+  local n=$1 bytes=$2 tag=$3 rc=0
+  shift 3
+  local va vb cj=$LOG_DIR/virtuoso-client-$tag.json
+  va=$(first "$VNICS_A" "$n"); vb=$(first "$VNICS_B" "$n")
+  rm -f "$cj"
+  "${BENCH_B[@]}" -q "$n" --vnics "$vb" --wait 120 --json-file "$LOG_DIR/virtuoso-server-$tag.json" \
+      >"$LOG_DIR/virtuoso-server-$tag.log" 2>&1 &
+  SERVER_PID=$!
+  wait_listen $BENCH_PORT
+  timeout "$T2_TIMEOUT" "${BENCH_A[@]}" -q "$n" -s 8M -n $((bytes >> 23)) -t 2 --vnics "$va" --report_gbits --json \
+      --json-file "$cj" "$@" "$SERVER" >"$LOG_DIR/virtuoso-client-$tag.log" 2>&1 || rc=$?
+  if ((rc == 0)); then
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+  else
+    stop_server
+  fi
+  ((rc == 0)) && [[ -s "$cj" ]]
+}
+
+# CSV fields of a finished run_t2 over n paths:
+# bytes,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses
+t2_fields() {
+  local n=$1 tag=$2
+  json "$LOG_DIR/virtuoso-client-$tag.json" '(lambda r, c, g: ",".join(str(x) for x in [
+      r["bytes"] * r["iterations"], "%.4f" % r["seconds"], "%.0f" % g, "%.1f" % (100 * g / ('"$n * $RBITS"')),
+      sum(p["safe_chunk_bytes"] for p in c), sum(p["max_completed_chunk_bytes"] for p in c),
+      sum(p["avg_completed_chunk_bytes"] for p in c) // max(1, len(c)), sum(p["losses"] for p in c)]))(
+      d["results"][0], d.get("chunk_stats", []),
+      d["results"][0]["bytes"] * d["results"][0]["iterations"] * 8 / d["results"][0]["seconds"])'
+}
+
+# Table 2: per path count a fresh testbed with shallow queues and three systems on it, one after
+# the other: cc-chunkprobe, cc-fixed (its defaults: 1 MiB chunks, 4 per path) and MPTCP. Then the
+# random-loss table (default queues, nftables drops): cc-chunkprobe beside cc-fixed.
 table2() {
   SIZE= SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSGS=8 QUEUE=64kb BURST=32kb WINDOW=512 RETRY=0
-  ALLOWED="--paths --msgs --queue --burst --window --retry --rate"
+  FIXED_MSGS=1 LOSS="0.1 1 5" LOSS_PATHS="1 4" LOSS_MIB=32 T2_TIMEOUT=150
+  ALLOWED="--paths --msgs --queue --burst --window --retry --rate --fixed-msgs --loss --loss-paths --loss-mib"
   parse_opts "$@"
   [[ "$MSGS" =~ ^[0-9]+$ ]] && ((MSGS >= 1 && MSGS <= 1000)) || die "--msgs must be 1..1000"
+  [[ "$FIXED_MSGS" =~ ^[0-9]+$ ]] && ((FIXED_MSGS <= 1000)) || die "--fixed-msgs must be 0..1000"
   [[ "$WINDOW" =~ ^[0-9]+$ ]] && ((WINDOW >= 8 && WINDOW <= 4096)) || die "--window must be 8..4096 packets"
   [[ "$RETRY" =~ ^[0-7]$ ]] || die "--retry must be 0..7"
+  [[ "$LOSS_MIB" =~ ^[0-9]+$ ]] && ((LOSS_MIB >= 8 && LOSS_MIB % 8 == 0 && LOSS_MIB <= 4096)) \
+    || die "--loss-mib must be a multiple of 8 in 8..4096"
+  local l n
+  for l in $LOSS; do
+    [[ "$l" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v l="$l" 'BEGIN { exit !(l <= 50) }' \
+      || die "--loss values are percentages 0..50: $l"
+  done
+  for n in $LOSS_PATHS; do
+    [[ "$n" =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAXN)) || die "--loss-paths must be 1..the largest of --paths: $n"
+  done
   start table2 --queue "$QUEUE" --burst "$BURST"
-  echo "paths,bytes,fct_s,goodput_bps,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry" >"$CSV"
-  local n bytes r drops fresh=0
+  if [[ -n "$LOSS" ]] && ! command -v nft >/dev/null; then
+    echo "experiment: installing nftables (apt-get)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q nftables >&2 || die "could not install nftables"
+  fi
+  echo "system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry" >"$CSV"
+  local bytes d0 f r fct fresh=0
+  # ACK timeout 2^12 x 4.096 us = 17 ms: longer than the shallow queue's drain, short enough to
+  # find the threshold within the run
+  local qp=(--window "$WINDOW" --ack-timeout 12)
+  local row='{ print $1, $2, $3, r, $4, $5, $6, $7, $8, $9, $10, d, tail }'
   for n in $PATHS; do
-    if ((fresh)); then
-      # a fresh testbed (zeroed drop counters) for every path count
-      tb down >/dev/null
-      tb up "$MAXN" "$RATE" --queue "$QUEUE" --burst "$BURST" >/dev/null
-      in_a ip route replace 10.72.0.0/24 via 10.70.1.2 dev a0 src 10.71.0.1
-      in_b ip route replace 10.71.0.0/24 via 10.70.2.1 dev b0 src 10.72.0.1
-    fi
+    ((fresh)) && t2_testbed --queue "$QUEUE" --burst "$BURST"
     fresh=1
     bytes=$((MSGS * n * (8 << 20)))
-    # ACK timeout 2^12 x 4.096 us = 17 ms: longer than the shallow queue's drain, short enough to
-    # find the threshold within the run
-    r=$(run_virtuoso "$n" "$bytes" 8M "t2-$n" --cc cc-chunkprobe -t 2 --window "$WINDOW" --retry "$RETRY" --ack-timeout 12)
-    drops=$(tb status | grep -o 'dropped [0-9]*' | awk '{ s += $2 } END { print s + 0 }')
-    json "$LOG_DIR/virtuoso-client-t2-$n.json" '",".join(str(x) for x in [
-        d["paths"], d["results"][0]["bytes"] * d["results"][0]["iterations"], "%.4f" % d["results"][0]["seconds"],
-        "%.0f" % (d["results"][0]["bytes"] * d["results"][0]["iterations"] * 8 / d["results"][0]["seconds"]),
-        sum(p["safe_chunk_bytes"] for p in d.get("chunk_stats", [])),
-        sum(p["max_completed_chunk_bytes"] for p in d.get("chunk_stats", [])),
-        (sum(p["avg_completed_chunk_bytes"] for p in d.get("chunk_stats", [])) // max(1, len(d.get("chunk_stats", [])))),
-        sum(p["losses"] for p in d.get("chunk_stats", []))])' \
-      | sed "s/\$/,$drops,$QUEUE,$BURST,$WINDOW,$RETRY/" | tee -a "$CSV"
-    echo "$r" >"$LOG_DIR/cpu-t2-$n.txt"
+    d0=$(link_drops)
+    f=",,,,,,,"
+    run_t2 "$n" "$bytes" "t2-$n" --cc cc-chunkprobe --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n")
+    echo "cc-chunkprobe,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
+      -v tail="$QUEUE,$BURST,$WINDOW,$RETRY" "$row" | tee -a "$CSV"
+    if ((FIXED_MSGS > 0)); then
+      # cc-fixed's 1 MiB WRs overflow the shallow queue every time: with no retries none could ever
+      # complete, so it keeps the QP default of 7 retries (go-back-N repairs the losses)
+      d0=$(link_drops)
+      f=",,,,,,,"
+      run_t2 "$n" $((FIXED_MSGS * n * (8 << 20))) "t2-fixed-$n" --cc cc-fixed --retry 7 "${qp[@]}" \
+        && f=$(t2_fields "$n" "t2-fixed-$n")
+      echo "cc-fixed-1m,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
+        -v tail="$QUEUE,$BURST,$WINDOW,7" '{ print $1, $2, $3, r, $4, $5, $6, "", "", "", "", d, tail }' | tee -a "$CSV"
+    fi
+    d0=$(link_drops)
+    r=$(run_iperf mptcp "$n" "$bytes")
+    fct=${r%% *}
+    awk -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v d=$(($(link_drops) - d0)) -v tail="$QUEUE,$BURST,," \
+      'BEGIN { g = b * 8 / f; printf "mptcp,%d,%d,%d,%.4f,%.0f,%.1f,,,,,%d,%s\n", n, b, r, f, g, 100 * g / (n * r), d, tail }' \
+      | tee -a "$CSV"
+    echo "$r" >"$LOG_DIR/mptcp-t2-$n.txt"
   done
+  table2_loss "${qp[@]}"
   finish table2
+}
+
+# the random-loss table: default (deep) queues, LOSS percent dropped at random on every core link;
+# both systems keep the QP default of 7 retries, so a lost packet costs a go-back-N, not the QP
+table2_loss() {
+  local lcsv="$OUT/table2-loss.csv" l n sys cc bytes d0 f
+  echo "system,paths,loss_pct,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,avg_chunk_bytes,chunk_failures,dropped_packets,retry,status" >"$lcsv"
+  [[ -n "$LOSS" ]] || return 0
+  t2_testbed
+  for l in $LOSS; do
+    set_loss "$l"
+    for n in $LOSS_PATHS; do
+      for cc in cc-chunkprobe cc-fixed; do
+        sys=$cc
+        bytes=$((LOSS_MIB * n << 20))
+        if [[ $cc == cc-fixed ]]; then
+          sys=cc-fixed-1m
+          bytes=$(((LOSS_MIB / 4 > 8 ? LOSS_MIB / 4 : 8) * n << 20))
+        fi
+        d0=$(loss_drops)
+        if run_t2 "$n" "$bytes" "loss-$l-$n-$cc" --cc "$cc" --retry 7 "$@"; then
+          f="$(t2_fields "$n" "loss-$l-$n-$cc"),ok"
+        else
+          f="$bytes,,,,,,,,failed or over ${T2_TIMEOUT} s"
+        fi
+        echo "$sys,$n,$l,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(loss_drops) - d0)) \
+          '{ print $1, $2, $3, $4, r, $5, $6, $7, $8, $10, $11, d, 7, $12 }' | tee -a "$lcsv"
+      done
+    done
+  done
+  set_loss 0
 }
 
 # Fig. 8: Virtuoso's CPU per transfer against paths, one line per message size

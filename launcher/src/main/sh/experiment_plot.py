@@ -16,7 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 LABELS = {"virtuoso": "Virtuoso (soft RNIC, UDP)", "mptcp": "Linux MPTCP", "tcp": "single-path TCP",
           "default": "Virtuoso, default policies", "virtuoso-proportional": "Virtuoso, lb-proportional (paper)",
-          "lb-proportional": "Virtuoso, lb-proportional", "lb-adaptive": "Virtuoso, lb-adaptive"}
+          "lb-proportional": "Virtuoso, lb-proportional", "lb-adaptive": "Virtuoso, lb-adaptive",
+          "cc-chunkprobe": "Virtuoso, cc-chunkprobe", "cc-fixed-1m": "Virtuoso, cc-fixed 1 MiB chunks"}
 
 
 def read(path):
@@ -101,16 +102,44 @@ def fig7(path, out):
 
 
 def table2(path, out):
-    rows = read(path)
-    n = [int(r["paths"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(n, [int(r["sum_safe_chunk_bytes"]) / (1 << 20) for r in rows], "o-", label="max size (sum over paths)")
-    ax.plot(n, [int(r["avg_chunk_bytes"]) / (1 << 20) for r in rows], "s-", label="average chunk size per path")
-    ax.set(xlabel="number of paths", ylabel="MiB", title="cc-chunkprobe chunk sizes, shallow queues")
-    ax.grid(alpha=0.3)
-    ax.legend()
+    by = rows_by_system(path)
+    probe = [r for r in by.get("cc-chunkprobe", []) if r["bytes"]]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    n = [int(r["paths"]) for r in probe]
+    ax1.plot(n, [int(r["sum_safe_chunk_bytes"]) / 1024 for r in probe], "o-", label="max size (sum of safe sizes)")
+    ax1.plot(n, [int(r["avg_chunk_bytes"]) / 1024 for r in probe], "s-", label="average chunk size per path")
+    ax1.set(xlabel="number of paths", ylabel="KiB", title="cc-chunkprobe chunk sizes, shallow queues")
+    for sysname, rows in by.items():
+        rows = [r for r in rows if r["pct_of_capacity"]]
+        ax2.plot([int(r["paths"]) for r in rows], [float(r["pct_of_capacity"]) for r in rows], "o-",
+                 label=LABELS.get(sysname, sysname))
+    ax2.axhline(90, color="grey", linestyle=":", linewidth=1)
+    ax2.set(xlabel="number of paths", ylabel="% of sum of path capacities", ylim=(0, 105),
+            title="goodput on the shallow queues")
+    for ax in (ax1, ax2):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out + "/table2.png", dpi=110)
+    loss_csv = os.path.join(os.path.dirname(path), "table2-loss.csv")
+    if not os.path.exists(loss_csv) or not read(loss_csv):
+        return
+    fig, ax = plt.subplots(figsize=(6, 4))
+    series = {}
+    for r in read(loss_csv):
+        series.setdefault((r["system"], int(r["paths"])), []).append(r)
+    for (sysname, paths), rows in sorted(series.items()):
+        rows = [r for r in rows if r["pct_of_capacity"]]
+        ax.plot([float(r["loss_pct"]) for r in rows], [float(r["pct_of_capacity"]) for r in rows], "o-",
+                label="%s, %d path%s" % (sysname, paths, "s" if paths > 1 else ""))
+    ax.set_xscale("log")
+    ax.axhline(80, color="grey", linestyle=":", linewidth=1)
+    ax.set(xlabel="random loss on every core link (%)", ylabel="% of sum of path capacities", ylim=(0, 105),
+           title="goodput under random loss (7 retries)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out + "/table2-loss.png", dpi=110)
 
 
 def fig8(path, out):

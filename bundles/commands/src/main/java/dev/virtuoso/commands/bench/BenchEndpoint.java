@@ -6,7 +6,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.virtuoso.api.Access;
@@ -113,7 +115,8 @@ final class BenchEndpoint implements AutoCloseable {
             b.loadBalancer(o.policy());
         }
         if (o.cc() != null) {
-            b.congestionAvoidance(o.cc());
+            b.congestionAvoidance(ccName(o.cc()));
+            ccProperties(o.cc()).forEach(b::policyProperty);
         }
         if (o.retryCount() >= 0) {
             b.retryCount(o.retryCount());
@@ -153,6 +156,32 @@ final class BenchEndpoint implements AutoCloseable {
             }
             Thread.sleep(20);
         }
+    }
+
+    /** @return the policy name of {@code --cc NAME[:KEY=VALUE,...]} */
+    static String ccName(String cc) {
+        int colon = cc.indexOf(':');
+        return colon < 0 ? cc : cc.substring(0, colon);
+    }
+
+    /**
+     * @param cc {@code --cc NAME[:KEY=VALUE,...]}
+     * @return the policy properties it sets, each key prefixed with {@code NAME.}
+     */
+    static Map<String, String> ccProperties(String cc) {
+        int colon = cc.indexOf(':');
+        Map<String, String> props = new LinkedHashMap<>();
+        if (colon < 0) {
+            return props;
+        }
+        for (String kv : cc.substring(colon + 1).split(",", -1)) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0 || eq == kv.length() - 1) {
+                throw new CommandError("--cc NAME:KEY=VALUE,...: malformed '" + kv + "'");
+            }
+            props.put(ccName(cc) + "." + kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+        return props;
     }
 
     private static boolean hasDevices(VirtuosoServices services, String name) {

@@ -90,7 +90,8 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .option((char) 0, "op", "OP", "write", "write, read or send")
             .option('t', "tx-depth", "N", "16", "MP work requests outstanding")
             .option((char) 0, "policy", "NAME", null, "load-balancing policy, e.g. lb-adaptive (default: connector's)")
-            .option((char) 0, "cc", "NAME", null, "congestion-avoidance policy, e.g. cc-fixed (default: connector's)")
+            .option((char) 0, "cc", "NAME", null, "congestion-avoidance policy, e.g. cc-fixed (default: connector's);"
+                    + " NAME:KEY=VALUE,... also sets its properties, e.g. cc-fixed:chunkBytes=4194304")
             .option('p', "port", "PORT", String.valueOf(DEFAULT_PORT), "bootstrap TCP port")
             .option((char) 0, "wait", "SECS", "300", "server: how long to wait for a client")
             .option('P', "provider", "NAME", null, "verbs provider: soft or disni (default: disni if present, else soft)")

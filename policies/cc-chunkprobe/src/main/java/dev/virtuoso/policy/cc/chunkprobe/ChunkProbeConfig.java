@@ -30,7 +30,7 @@ public @interface ChunkProbeConfig {
 
     @AttributeDefinition(description = "Once the threshold is found, try one linear step up again after this"
             + " many successful chunks at it (doubled after each failed try); 0 = never (the paper).", min = "0")
-    long reprobeAfterChunks() default 256;
+    long reprobeAfterChunks() default 1024;
 
     @AttributeDefinition(description = "Full-size chunks a size is measured over before it grows.", min = "1")
     int levelChunks() default 16;

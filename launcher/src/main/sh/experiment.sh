@@ -46,10 +46,10 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        larger than that (--window, default 512 packets) and QPs no retries (--retry, default 0), so
        a WR whose burst overflows the queue ends in RETRY_EXC_ERR; M (default 8) MP_WRITEs of 8 MiB
        per path. Max (sum over paths) and average chunk size per path count, goodput, and on the
-       same links cc-fixed (1 MiB chunks, 7 retries, --fixed-msgs 8 MiB messages per path, default
-       1; 0 skips it) and MPTCP (table2.csv). Then random loss (nftables) of each --loss percent on
+       same links cc-chunkprobe with 7 retries, cc-fixed (1 MiB chunks, 7 retries, --fixed-msgs
+       8 MiB messages per path, default 1; 0 skips it) and MPTCP (table2.csv). Then random loss (nftables) of each --loss percent on
        default queues, cc-chunkprobe (--loss-mib per path, default 32) beside cc-fixed (a quarter of
-       that), both with 7 retries, over each of --loss-paths (table2-loss.csv; --loss "" skips it).
+       that), both with 7 retries, over each of --loss-paths (table2-loss.csv; --loss none skips it).
  fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
        each message size of --msg-sizes: Virtuoso's client and server, transfer only.
  hetero: four core links of 200/100/50/25 Mbit/s (sum 375): --runs (default 5) transfers of --size
@@ -456,8 +456,9 @@ t2_fields() {
       d["results"][0]["bytes"] * d["results"][0]["iterations"] * 8 / d["results"][0]["seconds"])'
 }
 
-# Table 2: per path count a fresh testbed with shallow queues and three systems on it, one after
-# the other: cc-chunkprobe, cc-fixed (its defaults: 1 MiB chunks, 4 per path) and MPTCP. Then the
+# Table 2: per path count a fresh testbed with shallow queues and four systems on it, one after the
+# other: cc-chunkprobe with --retry (default 0) and with 7 retries, cc-fixed (its defaults: 1 MiB
+# chunks, 4 per path) and MPTCP. Then the
 # random-loss table (default queues, nftables drops): cc-chunkprobe beside cc-fixed.
 table2() {
   SIZE= SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSGS=8 QUEUE=64kb BURST=32kb WINDOW=512 RETRY=0
@@ -470,6 +471,7 @@ table2() {
   [[ "$RETRY" =~ ^[0-7]$ ]] || die "--retry must be 0..7"
   [[ "$LOSS_MIB" =~ ^[0-9]+$ ]] && ((LOSS_MIB >= 8 && LOSS_MIB % 8 == 0 && LOSS_MIB <= 4096)) \
     || die "--loss-mib must be a multiple of 8 in 8..4096"
+  [[ "$LOSS" == none ]] && LOSS=
   local l n
   for l in $LOSS; do
     [[ "$l" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v l="$l" 'BEGIN { exit !(l <= 50) }' \
@@ -498,6 +500,13 @@ table2() {
     run_t2 "$n" "$bytes" "t2-$n" --cc cc-chunkprobe --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n")
     echo "cc-chunkprobe,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
       -v tail="$QUEUE,$BURST,$WINDOW,$RETRY" "$row" | tee -a "$CSV"
+    # the same probe with the QP default of 7 retries: go-back-N repairs the overflow, no QP fails,
+    # and the probe backs off on the slowdown of its chunks instead
+    d0=$(link_drops)
+    f=",,,,,,,"
+    run_t2 "$n" "$bytes" "t2-r7-$n" --cc cc-chunkprobe --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n")
+    echo "cc-chunkprobe-retry7,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
+      -v tail="$QUEUE,$BURST,$WINDOW,7" "$row" | tee -a "$CSV"
     if ((FIXED_MSGS > 0)); then
       # cc-fixed's 1 MiB WRs overflow the shallow queue every time: with no retries none could ever
       # complete, so it keeps the QP default of 7 retries (go-back-N repairs the losses)

@@ -41,7 +41,7 @@ class ExperimentScriptTest {
         Result r = run("--help");
         assertEquals(2, r.code());
         for (String e : List.of("fig5", "fig6", "fig7", "table2", "fig8", "all", "--elephant-rate", "--queue", "--window",
-                "--msg-sizes")) {
+                "--loss", "--msg-sizes")) {
             assertTrue(r.output().contains(e), "usage mentions " + e + ": " + r.output());
         }
     }
@@ -61,6 +61,11 @@ class ExperimentScriptTest {
             {"table2", "--window", "4"},
             {"table2", "--retry", "9"},
             {"table2", "--queue"},
+            {"table2", "--loss", "80"},
+            {"table2", "--loss", "1%"},
+            {"table2", "--loss-paths", "12"},
+            {"table2", "--loss-mib", "12"},
+            {"table2", "--fixed-msgs", "-1"},
             {"fig8", "--msg-sizes", "3M"},
             {"all", "--paths", "2"},
             {"all", "--size", "6M"},

@@ -392,7 +392,7 @@ t2_testbed() {
   in_a ip route replace 10.72.0.0/24 via 10.70.1.2 dev a0 src 10.71.0.1
   in_b ip route replace 10.71.0.0/24 via 10.70.2.1 dev b0 src 10.72.0.1
   local ns
-  for ns in vt-a vt-b; do ip netns exec $ns ip mptcp limits set subflow 8 add_addr_accepted 8; done
+  for ns in "$NS-a" "$NS-b"; do ip netns exec "$ns" ip mptcp limits set subflow 8 add_addr_accepted 8; done
   VNICS_A=$(tb vnics a); VNICS_B=$(tb vnics b)
 }
 
@@ -400,7 +400,7 @@ t2_testbed() {
 set_loss() {
   local pct=$1 ns side devs i per100k
   per100k=$(awk -v p="$pct" 'BEGIN { printf "%d", p * 1000 + 0.5 }')
-  for ns in vt-tor1:a vt-tor2:b; do
+  for ns in "$NS-tor1:a" "$NS-tor2:b"; do
     side=${ns#*:}; ns=${ns%:*}
     ip netns exec "$ns" nft delete table ip vtloss 2>/dev/null || true
     ((per100k > 0)) || continue
@@ -416,7 +416,7 @@ set_loss() {
 # packets the random loss dropped so far
 loss_drops() {
   local ns
-  for ns in vt-tor1 vt-tor2; do ip netns exec "$ns" nft list table ip vtloss 2>/dev/null || true; done \
+  for ns in "$NS-tor1" "$NS-tor2"; do ip netns exec "$ns" nft list table ip vtloss 2>/dev/null || true; done \
     | grep -o 'packets [0-9]*' | awk '{ s += $2 } END { print s + 0 }'
 }
 

@@ -53,7 +53,7 @@ final class RawPeer implements AutoCloseable {
     final FabricPort port;
     final PacketBuilder builder = new PacketBuilder();
     private final Icrc icrc = new Icrc();
-    private final InetSocketAddress a;
+    final InetSocketAddress a;
     private final ByteBuffer copy = ByteBuffer.allocate(8192);
 
     /**
@@ -132,6 +132,13 @@ final class RawPeer implements AutoCloseable {
     void send() throws Exception {
         ByteBuffer d = builder.finish(icrc, B_IP, A_IP, 4791, a.getPort());
         if (!port.send(d, a)) {
+            throw new AssertionError("fabric refused a datagram");
+        }
+    }
+
+    /** Sends {@code datagram} as it is from the peer's port. */
+    void sendRaw(ByteBuffer datagram) throws Exception {
+        if (!port.send(datagram, a)) {
             throw new AssertionError("fabric refused a datagram");
         }
     }

@@ -129,4 +129,45 @@ class EngineInputTest {
         assertEquals(9, mr.buffer().get(7));
         assertEquals(0, peer.qp.counters().get(VerbsCounter.DROP_BAD_SOURCE));
     }
+
+    @Test
+    void aDestroyedQpStopsReceivingAndTheOthersCarryOn() throws Exception {
+        open(true);
+        IbvMr mr = peer.mr(64, IbvAccess.ALL);
+        dev.virtuoso.spi.verbs.IbvQpInitAttr init = new dev.virtuoso.spi.verbs.IbvQpInitAttr()
+                .sendCq(peer.cq).recvCq(peer.cq).maxSendWr(1).maxRecvWr(1);
+        dev.virtuoso.spi.verbs.IbvQp second = peer.pd.createQp(init);
+        dev.virtuoso.spi.verbs.IbvQp third = peer.pd.createQp(init);
+        second.close();
+        assertTrue(second.qpNum() >= 16 && second.qpNum() <= 0xFFFFFF, "a 24-bit QPN");
+        peer.sendRaw(writeOnly(second.qpNum(), 0, mr, 8));
+        waitFor(() -> device().get(VerbsCounter.DROP_UNKNOWN_QP) == 1);
+        peer.sendRaw(writeOnly(third.qpNum(), 0, mr, 8));
+        waitFor(() -> third.counters().get(VerbsCounter.DROP_BAD_STATE) == 1);
+        peer.sendRaw(writeOnly(peer.qp.qpNum(), 0, mr, 8));
+        RocePacket ack = peer.receive();
+        assertNotNull(ack, "the first QP is still served");
+        assertEquals(0, ack.psn);
+        assertEquals(RawPeer.PEER_QPN, ack.destQp);
+    }
+
+    @Test
+    void theDeviceRunsWhileAContextIsOpen() throws Exception {
+        open(true);
+        SoftRnic rnic = ((SoftContext) peer.ctx).rnic;
+        assertTrue(rnic.isRunning());
+        dev.virtuoso.spi.verbs.IbvContext second = peer.provider.openDevice("a");
+        assertEquals(peer.ctx.udpPort(), second.udpPort());
+        assertEquals("a", second.deviceName());
+        second.close();
+        assertTrue(rnic.isRunning(), "another context is open");
+        peer.ctx.close();
+        assertTrue(!rnic.isRunning(), "the last context closed");
+        dev.virtuoso.spi.verbs.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.virtuoso.spi.verbs.VerbsException.class, () -> rnic.call(x -> null));
+        assertEquals(dev.virtuoso.spi.verbs.VerbsException.ENODEV, e.errno());
+        dev.virtuoso.spi.verbs.IbvContext again = peer.provider.openDevice("a");
+        assertTrue(rnic.isRunning(), "restarted by the next open");
+        again.close();
+    }
 }

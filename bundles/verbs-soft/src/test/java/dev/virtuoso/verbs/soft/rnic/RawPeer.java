@@ -17,6 +17,7 @@ import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpAttr;
 import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvQpState;
+import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.verbs.conformance.Rig;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
@@ -49,6 +50,7 @@ final class RawPeer implements AutoCloseable {
     final IbvPd pd;
     final IbvCq cq;
     final IbvQp qp;
+    final IbvSrq srq;
     final FabricWire wireB;
     final FabricPort port;
     final PacketBuilder builder = new PacketBuilder();
@@ -65,6 +67,12 @@ final class RawPeer implements AutoCloseable {
      */
     RawPeer(UnaryOperator<SoftRnicConfig.Builder> config, IbvQpAttr rts, int rqPsn,
             int maxDestRdAtomic, int minRnrTimer) throws Exception {
+        this(config, rts, rqPsn, maxDestRdAtomic, minRnrTimer, false);
+    }
+
+    /** @param withSrq whether the QP takes its receives from a shared receive queue {@link #srq} */
+    RawPeer(UnaryOperator<SoftRnicConfig.Builder> config, IbvQpAttr rts, int rqPsn,
+            int maxDestRdAtomic, int minRnrTimer, boolean withSrq) throws Exception {
         network = new FabricNetwork("raw-peer", 1);
         network.addHost("a", "10.0.0.1");
         network.addHost("b", "10.0.0.2");
@@ -76,7 +84,9 @@ final class RawPeer implements AutoCloseable {
         ctx = provider.openDevice("a");
         pd = ctx.allocPd();
         cq = ctx.createCq(256, null);
-        qp = pd.createQp(new IbvQpInitAttr().sendCq(cq).recvCq(cq).maxSendWr(64).maxRecvWr(64)
+        srq = withSrq ? pd.createSrq(8, 2) : null;
+        qp = pd.createQp(new IbvQpInitAttr().sendCq(cq).recvCq(cq).srq(srq).maxSendWr(64)
+                .maxRecvWr(64)
                 .maxSendSge(2).maxRecvSge(2).maxInlineData(64));
         qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.INIT).pkeyIndex(0).portNum(1)
                 .qpAccessFlags(IbvAccess.ALL), IbvQpAttr.MASK_INIT);

@@ -360,4 +360,29 @@ class ResponderPacketsTest {
         waitFor(() -> counter(VerbsCounter.DROP_BAD_STATE) == 2);
         assertTrue(peer.silentFor(20));
     }
+
+    @Test
+    void sendsOnAnSrqQpTakeTheSharedReceivesInOrder() throws Exception {
+        peer = new RawPeer(b -> b.sharedReceiveQueues(true), new IbvQpAttr().sqPsn(0).timeout(0)
+                .retryCnt(0).rnrRetry(0).maxRdAtomic(1), RQ_PSN, 1, 2, true);
+        IbvMr mr = peer.mr(64, IbvAccess.ALL);
+        for (int i = 0; i < 2; i++) {
+            IbvRecvWr r = new IbvRecvWr(2).wrId(40 + i).numSge(1);
+            r.sge(0).set(mr.address() + 32 * i, 32, mr.lkey());
+            peer.srq.postSrqRecv(r);
+        }
+        for (int i = 0; i < 3; i++) {
+            request(RcOpcode.SEND_ONLY, Psn.add(RQ_PSN, i), true, 4, (byte) (i + 1));
+            peer.send();
+            expectAck(i < 2 ? Aeth.ACK_UNLIMITED : Aeth.RNR_NAK | 2, Psn.add(RQ_PSN, i));
+        }
+        List<IbvWc> wcs = peer.expect(2);
+        assertEquals(40, wcs.get(0).wrId());
+        assertEquals(41, wcs.get(1).wrId());
+        assertEquals(1, mr.buffer().get(0));
+        assertEquals(2, mr.buffer().get(32));
+        peer.srq.close();
+        org.junit.jupiter.api.Assertions.assertThrows(dev.virtuoso.spi.verbs.VerbsException.class,
+                () -> peer.srq.postSrqRecv(new IbvRecvWr(1)));
+    }
 }

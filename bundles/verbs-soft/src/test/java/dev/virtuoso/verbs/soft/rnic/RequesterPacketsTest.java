@@ -465,6 +465,28 @@ class RequesterPacketsTest {
     }
 
     @Test
+    void aSmallWindowCapsTheAckRequestIntervalAndTheReadSegment() throws Exception {
+        // defaults: AckReq every 32 packets, READ segments of 32 packets; a window of 8 halves
+        // the first to 4 and caps the second at 8
+        peer = new RawPeer(b -> b.windowPackets(8), new IbvQpAttr().sqPsn(0).timeout(0)
+                .retryCnt(0).rnrRetry(0).maxRdAtomic(4), 0, 4, 1);
+        IbvMr mem = filled(12 * MTU);
+        peer.qp.postSend(wr(1, IbvWrOpcode.RDMA_WRITE, mem, 0, 8 * MTU));
+        StringBuilder ackReq = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            ackReq.append(next().ackReq ? 'A' : '-');
+        }
+        assertEquals("---A---A", ackReq.toString());
+        peer.ack(Aeth.ACK_UNLIMITED, 7);
+        assertEquals(IbvWcStatus.SUCCESS, peer.expect(1).get(0).status());
+        peer.qp.postSend(wr(2, IbvWrOpcode.RDMA_READ, mem, 0, 12 * MTU));
+        RocePacket r1 = next();
+        assertEquals(8, r1.psn);
+        assertEquals(8 * MTU, r1.dmaLength);
+        assertTrue(peer.silentFor(30), "the window is full");
+    }
+
+    @Test
     void aBadLocalKeyFailsTheWrWithALocalProtectionError() throws Exception {
         peer = RawPeer.withSqPsn(0, 0, 0);
         IbvMr mem = filled(64);

@@ -65,9 +65,13 @@ class HandshakeEdgesTest {
 
     /** Runs the client in the background; the test plays the server on the accepted channel. */
     private CompletableFuture<Handshake.Result> client(byte[] secret, PathSetup setup) {
+        return client(secret, setup, STEP);
+    }
+
+    private CompletableFuture<Handshake.Result> client(byte[] secret, PathSetup setup, Duration step) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return Handshake.client(address, secret, List.of(), STEP, setup);
+                return Handshake.client(address, secret, List.of(), step, setup);
             } catch (VirtuosoException e) {
                 throw new IllegalStateException(e);
             }
@@ -128,6 +132,30 @@ class HandshakeEdgesTest {
         }
         VirtuosoException e = (VirtuosoException) failure(c);
         assertEquals(Reason.HANDSHAKE, e.reason());
+    }
+
+    @Test
+    void theClientRefusesAServerThatDoesNotAuthenticateAndCloses() throws Exception {
+        CompletableFuture<Handshake.Result> c = client("x".getBytes(), clientSetup);
+        try (FrameChannel server = FrameChannel.accepted(listener.accept())) {
+            server.receive(deadline());
+            server.send(Protocol.CHALLENGE, new Challenge(new byte[32], null, List.of(ip("10.0.2.1")))::encode,
+                    deadline());
+            assertEquals(Handshake.E_AUTH, errorCode(server.receive(deadline()), "does not authenticate"));
+            assertClosedByPeer(server);
+        }
+        assertEquals(Reason.HANDSHAKE, ((VirtuosoException) failure(c)).reason());
+        assertEquals(0, clientSetup.offered.size(), "no QP for an unauthenticated server");
+    }
+
+    @Test
+    void aClientThatTimesOutClosesTheConnection() throws Exception {
+        CompletableFuture<Handshake.Result> c = client(null, clientSetup, Duration.ofMillis(300));
+        try (FrameChannel server = FrameChannel.accepted(listener.accept())) {
+            assertEquals(Protocol.HELLO, server.receive(deadline()).type());
+            assertClosedByPeer(server);
+        }
+        assertEquals(Reason.TIMEOUT, ((VirtuosoException) failure(c)).reason());
     }
 
     @Test

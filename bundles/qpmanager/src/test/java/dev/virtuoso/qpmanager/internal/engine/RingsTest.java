@@ -101,6 +101,16 @@ class RingsTest {
     }
 
     @Test
+    void byteRingWritableViewStopsAtTheEndOfTheBufferWhenMoreIsFree() {
+        ByteRing ring = new ByteRing(16);
+        assertTrue(ring.write(bytes(0, 12)));
+        ring.commitRead(12);
+        ByteBuffer w = ring.writable();
+        assertEquals(12, w.position());
+        assertEquals(4, w.remaining(), "16 bytes free, 4 of them before the end of the buffer");
+    }
+
+    @Test
     void requestRingRoundsUpToAPowerOfTwoAndReportsFull() {
         RequestRing ring = new RequestRing(5); // 8 slots
         for (int i = 0; i < 8; i++) {

@@ -17,7 +17,9 @@ package dev.virtuoso.commands.scale;
  *     buffers, per connection (both ends), KiB
  * @param heapPerConnectionKib live heap growth per connection (after a full GC), KiB
  * @param directPerConnectionKib direct-buffer growth per connection minus application buffers, KiB
- * @param setupCpuMs process CPU to set up one connection (both ends, buffers registered), ms
+ * @param setupCpuMs process CPU to set up one connection (both ends, buffers registered), ms, over
+ *     all N (the first ones include class loading and JIT compilation)
+ * @param laterSetupCpuMs the same over the second half of the connections only (warmed up)
  * @param setupWallMs wall time to set up one connection (one after the other), ms
  * @param iperfGbits iperf3 -P N on loopback in the same run, Gbit/s, or -1 if not run
  * @param iperfCpuPerGib iperf3 client + server CPU (getrusage) per GiB, or -1
@@ -25,13 +27,13 @@ package dev.virtuoso.commands.scale;
  */
 public record ScaleResult(int connections, int paths, double gib, double seconds, double gbits, double cpuPerGib,
         double benchCpuPerGib, int threadsBefore, int threads, double peakRssMb, double rssPerConnectionKib,
-        double heapPerConnectionKib, double directPerConnectionKib, double setupCpuMs, double setupWallMs,
+        double heapPerConnectionKib, double directPerConnectionKib, double setupCpuMs, double laterSetupCpuMs, double setupWallMs,
         double iperfGbits, double iperfCpuPerGib, String iperfNote) {
 
     /** CSV header matching {@link #csv()}. */
     public static final String CSV_HEADER = "connections,paths,gib,seconds,gbits,cpu_s_per_gib,bench_thread_cpu_s_per_gib,"
             + "threads_before,threads,peak_rss_mb,rss_per_conn_kib,heap_per_conn_kib,direct_per_conn_kib,"
-            + "setup_cpu_ms_per_conn,setup_wall_ms_per_conn,iperf3_gbits,iperf3_cpu_s_per_gib,ratio";
+            + "setup_cpu_ms_per_conn,later_setup_cpu_ms_per_conn,setup_wall_ms_per_conn,iperf3_gbits,iperf3_cpu_s_per_gib,ratio";
 
     /** @return Virtuoso's goodput over iperf3's, or -1 */
     public double ratio() {
@@ -40,9 +42,9 @@ public record ScaleResult(int connections, int paths, double gib, double seconds
 
     /** @return one CSV line */
     public String csv() {
-        return String.format(java.util.Locale.ROOT, "%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.1f,%.0f,%.0f,%.0f,%.2f,%.2f,%.2f,%.3f,%.3f",
+        return String.format(java.util.Locale.ROOT, "%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.1f,%.0f,%.0f,%.0f,%.2f,%.2f,%.2f,%.2f,%.3f,%.3f",
                 connections, paths, gib, seconds, gbits, cpuPerGib, benchCpuPerGib, threadsBefore, threads, peakRssMb,
-                rssPerConnectionKib, heapPerConnectionKib, directPerConnectionKib, setupCpuMs, setupWallMs, iperfGbits,
+                rssPerConnectionKib, heapPerConnectionKib, directPerConnectionKib, setupCpuMs, laterSetupCpuMs, setupWallMs, iperfGbits,
                 iperfCpuPerGib, ratio());
     }
 }

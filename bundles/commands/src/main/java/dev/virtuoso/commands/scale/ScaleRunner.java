@@ -105,7 +105,11 @@ public final class ScaleRunner {
             ProcessStats before = ProcessStats.afterGc();
             ProcessStats.resetPeak();
             long setupStart = System.nanoTime();
+            ProcessStats half = before;
             for (int i = 0; i < n; i++) {
+                if (i == n / 2) {
+                    half = ProcessStats.now();
+                }
                 MultipathConnection client = connector.connect(listener.localAddress(), clientOptions);
                 MultipathConnection server;
                 try {
@@ -175,7 +179,8 @@ public final class ScaleRunner {
                     ((established.rssBytes() - before.rssBytes()) / (double) n - app) / 1024,
                     (settled.heapUsedBytes() - before.heapUsedBytes()) / (double) n / 1024,
                     ((settled.directBytes() - before.directBytes()) / (double) n - app) / 1024,
-                    (established.cpuNanos() - before.cpuNanos()) / 1e6 / n, setupWall / 1e6 / n, -1, -1, "");
+                    (established.cpuNanos() - before.cpuNanos()) / 1e6 / n,
+                    (established.cpuNanos() - half.cpuNanos()) / 1e6 / (n - n / 2), setupWall / 1e6 / n, -1, -1, "");
         } finally {
             for (ScalePair p : pairs) {
                 p.close();
@@ -195,7 +200,7 @@ public final class ScaleRunner {
                 double gib = (double) n * o.bytesPerConnection() / (1L << 30);
                 return new ScaleResult(r.connections(), r.paths(), r.gib(), r.seconds(), r.gbits(), r.cpuPerGib(),
                         r.benchCpuPerGib(), r.threadsBefore(), r.threads(), r.peakRssMb(), r.rssPerConnectionKib(),
-                        r.heapPerConnectionKib(), r.directPerConnectionKib(), r.setupCpuMs(), r.setupWallMs(), i.gbits(),
+                        r.heapPerConnectionKib(), r.directPerConnectionKib(), r.setupCpuMs(), r.laterSetupCpuMs(), r.setupWallMs(), i.gbits(),
                         i.cpuSeconds() / gib, "");
             } catch (IOException e) {
                 note = "iperf3: " + e.getMessage();
@@ -203,7 +208,8 @@ public final class ScaleRunner {
         }
         return new ScaleResult(r.connections(), r.paths(), r.gib(), r.seconds(), r.gbits(), r.cpuPerGib(),
                 r.benchCpuPerGib(), r.threadsBefore(), r.threads(), r.peakRssMb(), r.rssPerConnectionKib(),
-                r.heapPerConnectionKib(), r.directPerConnectionKib(), r.setupCpuMs(), r.setupWallMs(), -1, -1, note);
+                r.heapPerConnectionKib(), r.directPerConnectionKib(), r.setupCpuMs(), r.laterSetupCpuMs(), r.setupWallMs(), -1, -1,
+                note);
     }
 
     private static String join(List<InetAddress> a) {

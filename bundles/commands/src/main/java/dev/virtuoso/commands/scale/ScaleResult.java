@@ -24,11 +24,19 @@ package dev.virtuoso.commands.scale;
  * @param iperfGbits iperf3 -P N on loopback in the same run, Gbit/s, or -1 if not run
  * @param iperfCpuPerGib iperf3 client + server CPU (getrusage) per GiB, or -1
  * @param iperfNote why iperf3 did not run, or empty
+ * @param setupCpuByThread the setup's CPU by thread role, for people
  */
 public record ScaleResult(int connections, int paths, double gib, double seconds, double gbits, double cpuPerGib,
         double benchCpuPerGib, int threadsBefore, int threads, double peakRssMb, double rssPerConnectionKib,
         double heapPerConnectionKib, double directPerConnectionKib, double setupCpuMs, double laterSetupCpuMs, double setupWallMs,
-        double iperfGbits, double iperfCpuPerGib, String iperfNote) {
+        double iperfGbits, double iperfCpuPerGib, String iperfNote, String setupCpuByThread) {
+
+    /** @return this result with iperf3's numbers (or why it did not run) */
+    ScaleResult withIperf(double gbits, double cpuPerGib, String note) {
+        return new ScaleResult(connections, paths, gib, seconds, this.gbits, this.cpuPerGib, benchCpuPerGib, threadsBefore,
+                threads, peakRssMb, rssPerConnectionKib, heapPerConnectionKib, directPerConnectionKib, setupCpuMs,
+                laterSetupCpuMs, setupWallMs, gbits, cpuPerGib, note, setupCpuByThread);
+    }
 
     /** CSV header matching {@link #csv()}. */
     public static final String CSV_HEADER = "connections,paths,gib,seconds,gbits,cpu_s_per_gib,bench_thread_cpu_s_per_gib,"

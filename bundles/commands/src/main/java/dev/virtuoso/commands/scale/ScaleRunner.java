@@ -25,6 +25,7 @@ import dev.virtuoso.api.MultipathConnector;
 import dev.virtuoso.api.MultipathListener;
 import dev.virtuoso.commands.SoftProviderConfig;
 import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.commands.bench.CpuUsage;
 
 /**
  * The scale bench: for each connection count N, opens N multipath connections between two
@@ -72,6 +73,7 @@ public final class ScaleRunner {
                 r = withIperf(r, o, n);
                 results.add(r);
                 out.println(ScaleReport.row(r));
+                out.println("        setup CPU of " + n + ": " + r.setupCpuByThread());
             }
         }
         if (o.csv() != null) {
@@ -104,6 +106,7 @@ public final class ScaleRunner {
                 serverOptions)) {
             ProcessStats before = ProcessStats.afterGc();
             ProcessStats.resetPeak();
+            CpuUsage.Snapshot setupThreads = CpuUsage.Snapshot.now();
             long setupStart = System.nanoTime();
             ProcessStats half = before;
             for (int i = 0; i < n; i++) {
@@ -126,6 +129,7 @@ public final class ScaleRunner {
             }
             long setupWall = System.nanoTime() - setupStart;
             ProcessStats established = ProcessStats.now();
+            CpuUsage setupRoles = setupThreads.until(CpuUsage.Snapshot.now());
             ProcessStats settled = ProcessStats.afterGc();
             MpCompletion[] comps = new MpCompletion[32];
             for (int i = 0; i < comps.length; i++) {
@@ -180,7 +184,9 @@ public final class ScaleRunner {
                     (settled.heapUsedBytes() - before.heapUsedBytes()) / (double) n / 1024,
                     ((settled.directBytes() - before.directBytes()) / (double) n - app) / 1024,
                     (established.cpuNanos() - before.cpuNanos()) / 1e6 / n,
-                    (established.cpuNanos() - half.cpuNanos()) / 1e6 / (n - n / 2), setupWall / 1e6 / n, -1, -1, "");
+                    (established.cpuNanos() - half.cpuNanos()) / 1e6 / (n - n / 2), setupWall / 1e6 / n, -1, -1, "",
+                    String.format(Locale.ROOT, "process %.3f s, caller %.3f s, virtuoso threads: %s", setupRoles.processSeconds(),
+                            setupRoles.benchThreadSeconds(), setupRoles.rolesText()));
         } finally {
             for (ScalePair p : pairs) {
                 p.close();
@@ -189,27 +195,18 @@ public final class ScaleRunner {
     }
 
     private static ScaleResult withIperf(ScaleResult r, ScaleOptions o, int n) throws InterruptedException {
-        String note;
         if (!o.iperf()) {
-            note = "not run (--no-iperf)";
-        } else if (n > IperfRun.MAX_STREAMS) {
-            note = "iperf3 allows at most " + IperfRun.MAX_STREAMS + " streams";
-        } else {
-            try {
-                IperfRun i = IperfRun.run(n, n * o.bytesPerConnection(), o.iperfPort());
-                double gib = (double) n * o.bytesPerConnection() / (1L << 30);
-                return new ScaleResult(r.connections(), r.paths(), r.gib(), r.seconds(), r.gbits(), r.cpuPerGib(),
-                        r.benchCpuPerGib(), r.threadsBefore(), r.threads(), r.peakRssMb(), r.rssPerConnectionKib(),
-                        r.heapPerConnectionKib(), r.directPerConnectionKib(), r.setupCpuMs(), r.laterSetupCpuMs(), r.setupWallMs(), i.gbits(),
-                        i.cpuSeconds() / gib, "");
-            } catch (IOException e) {
-                note = "iperf3: " + e.getMessage();
-            }
+            return r.withIperf(-1, -1, "not run (--no-iperf)");
         }
-        return new ScaleResult(r.connections(), r.paths(), r.gib(), r.seconds(), r.gbits(), r.cpuPerGib(),
-                r.benchCpuPerGib(), r.threadsBefore(), r.threads(), r.peakRssMb(), r.rssPerConnectionKib(),
-                r.heapPerConnectionKib(), r.directPerConnectionKib(), r.setupCpuMs(), r.laterSetupCpuMs(), r.setupWallMs(), -1, -1,
-                note);
+        if (n > IperfRun.MAX_STREAMS) {
+            return r.withIperf(-1, -1, "iperf3 allows at most " + IperfRun.MAX_STREAMS + " streams");
+        }
+        try {
+            IperfRun i = IperfRun.run(n, n * o.bytesPerConnection(), o.iperfPort());
+            return r.withIperf(i.gbits(), i.cpuSeconds() / r.gib(), "");
+        } catch (IOException e) {
+            return r.withIperf(-1, -1, "iperf3: " + e.getMessage());
+        }
     }
 
     private static String join(List<InetAddress> a) {

@@ -22,9 +22,10 @@ import dev.virtuoso.commands.cli.ParsedArgs;
  * @param iperf whether to run {@code iperf3 -P N} after each count
  * @param iperfPort iperf3's TCP port
  * @param csv file to write the results to as CSV, or {@code null}
+ * @param slots small-message receive slots per connection end, 0 for the connector's default
  */
 public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnection, int messageSize, int depth,
-        String wire, int udpPort, boolean iperf, int iperfPort, String csv) {
+        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots) {
 
     /** Most connections one run may open. */
     public static final int MAX_CONNECTIONS = 4096;
@@ -40,7 +41,8 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
             .option((char) 0, "udp-port", "PORT", "4791", "soft RNIC RoCEv2 UDP port (udp wire)")
             .flag((char) 0, "no-iperf", "do not run iperf3 -P N beside each count")
             .option((char) 0, "iperf-port", "PORT", "5201", "iperf3 TCP port on loopback")
-            .option((char) 0, "csv", "FILE", null, "also write the results as CSV to FILE");
+            .option((char) 0, "csv", "FILE", null, "also write the results as CSV to FILE")
+            .option((char) 0, "slots", "N", null, "small-message receive slots per connection end (default: the API's)");
 
     /**
      * @param a parsed command line (not a help request)
@@ -69,9 +71,9 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
             throw new CommandError("--bytes must be a multiple of --size: " + bytes + " % " + size);
         }
         String wire = a.choice("wire", "udp", "fabric");
-        return new ScaleOptions(List.copyOf(counts), paths, bytes, size, a.intValue("depth", 1, 64), wire,
+        return new ScaleOptions(List.copyOf(counts), paths, bytes, size, a.intValue("depth", 1, 256), wire,
                 a.intValue("udp-port", 1, 65535), !a.flag("no-iperf"), a.intValue("iperf-port", 1, 65535),
-                a.value("csv"));
+                a.value("csv"), a.has("slots") ? a.intValue("slots", 1, 4096) : 0);
     }
 
     /** @return messages each connection sends */

@@ -65,8 +65,12 @@ public final class ScaleRunner {
         out.println(ScaleReport.HEADER);
         try (SoftProviderConfig soft = configure(services, o, clientVnics, serverVnics)) {
             MultipathConnector connector = services.connector(10, TimeUnit.SECONDS);
-            ConnectOptions base = ConnectOptions.builder().provider(SoftProviderConfig.PROVIDER)
-                    .handshakeTimeout(Duration.ofSeconds(30)).maxOutstanding(Math.max(64, 2 * o.depth())).build();
+            ConnectOptions.Builder b = ConnectOptions.builder().provider(SoftProviderConfig.PROVIDER)
+                    .handshakeTimeout(Duration.ofSeconds(30)).maxOutstanding(Math.max(64, 2 * o.depth()));
+            if (o.slots() > 0) {
+                b.smallMessageSlots(o.slots());
+            }
+            ConnectOptions base = b.build();
             ByteBuffer pattern = ScalePair.pattern(o.messageSize());
             for (int n : o.counts()) {
                 ScaleResult r = runOne(connector, base, o, n, clientVnics, serverVnics, pattern);

@@ -29,7 +29,7 @@ import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
  */
 class ControlIoTest {
     private static final long HEARTBEAT = TimeUnit.MILLISECONDS.toNanos(40);
-    private static final long LIVENESS = TimeUnit.MILLISECONDS.toNanos(400);
+    private static final long LIVENESS = TimeUnit.MILLISECONDS.toNanos(1000);
 
     private ServerSocketChannel server;
     private ControlIo io;

@@ -32,6 +32,7 @@ final class ControlChannel implements AutoCloseable {
     final ByteRing inbound = new ByteRing(RING_BYTES);
     final ByteRing outbound = new ByteRing(RING_BYTES);
     private final ControlIo.Loop loop;
+    private final String id;
     private final SocketChannel socket;
     private final Runnable wakeEngine;
     private final long heartbeatNanos;
@@ -50,6 +51,7 @@ final class ControlChannel implements AutoCloseable {
 
     /**
      * @param io the connector's control I/O (a thread of it will run this channel)
+     * @param id connection identifier (in log messages)
      * @param socket the connected socket (owned from now on)
      * @param leftover bytes already read past the handshake (flipped), fed to the engine first
      * @param wakeEngine wakes the engine thread when bytes arrive or the state changes
@@ -57,9 +59,10 @@ final class ControlChannel implements AutoCloseable {
      * @param livenessNanos silence after which the peer is declared gone
      * @throws IOException if the socket cannot be made non-blocking
      */
-    ControlChannel(ControlIo io, SocketChannel socket, ByteBuffer leftover, Runnable wakeEngine, long heartbeatNanos,
+    ControlChannel(ControlIo io, String id, SocketChannel socket, ByteBuffer leftover, Runnable wakeEngine, long heartbeatNanos,
             long livenessNanos) throws IOException {
         this.loop = io.assign();
+        this.id = id;
         this.socket = socket;
         this.wakeEngine = wakeEngine;
         this.heartbeatNanos = heartbeatNanos;

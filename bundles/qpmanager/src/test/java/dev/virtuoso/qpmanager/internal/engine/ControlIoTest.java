@@ -63,7 +63,7 @@ class ControlIoTest {
         SocketChannel mine = server.accept();
         peers.add(peer);
         AtomicInteger wakes = new AtomicInteger();
-        ControlChannel c = new ControlChannel(io, mine, ByteBuffer.allocate(0), wakes::incrementAndGet, heartbeat, liveness);
+        ControlChannel c = new ControlChannel(io, "test-" + channels.size(), mine, ByteBuffer.allocate(0), wakes::incrementAndGet, heartbeat, liveness);
         channels.add(c);
         c.start();
         return new End(c, wakes, peer);

@@ -31,7 +31,7 @@ public final class Main {
 
     /** Printed when the shell starts: every command of scope virtuoso, by the bundle that has it. */
     static final String SHELL_BANNER = "Virtuoso shell. Commands of scope virtuoso (each takes --help):\n"
-            + "  vnics, connections, policy, path, link, testbed, demo, bench, secret (virtuoso-commands)\n"
+            + "  vnics, connections, policy, path, link, testbed, demo, bench, scale, secret (virtuoso-commands)\n"
             + "  policies, loadbalancer, congestionavoidance                     (policy binding)\n"
             + "  monitor, probe                                                  (path monitor)\n"
             + "  chunksizes                                                      (cc-chunkprobe)\n"

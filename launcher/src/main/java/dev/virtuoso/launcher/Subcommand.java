@@ -15,6 +15,9 @@ public enum Subcommand {
     BENCH("bench", "bench", List.of("virtuoso-soft", "virtuoso-disni", "virtuoso-policies", "virtuoso-commands"),
             "perftest-style bandwidth test: run `virtuoso bench [opts]` as server, "
                     + "`virtuoso bench [opts] HOST` as client"),
+    SCALE("scale", "scale", List.of("virtuoso-soft", "virtuoso-policies", "virtuoso-commands"),
+            "many connections between two endpoints in this process: goodput, CPU/GiB, threads, memory and"
+                    + " setup cost per connection, beside iperf3 -P N (docs/scale.md)"),
     SHELL("shell", null, List.of("virtuoso", "virtuoso-disni"),
             "interactive Gogo shell with the virtuoso:* commands (type `help`, `exit` to leave)"),
     PATHS("paths", "vnics", List.of("virtuoso-soft", "virtuoso-disni", "virtuoso-commands"),

@@ -95,6 +95,10 @@ public final class ConnectorComponent implements MultipathConnector {
                 + "deactivates, ms", min = "1")
         long engineStopMillis() default 5000;
 
+        @AttributeDefinition(description = "Threads running the control channels of all connections (selectors); "
+                + "0: one per 8 processors, 1..4. Read when the component activates", min = "0", max = "64")
+        int controlThreads() default 0;
+
         @AttributeDefinition(description = "Publish established connections as MultipathConnection services")
         boolean publishConnections() default true;
 
@@ -198,7 +202,8 @@ public final class ConnectorComponent implements MultipathConnector {
         int agents = engineAgents(config);
         engines = new EngineGroup(agents);
         engineStopMillis = config.engineStopMillis();
-        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines);
+        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines,
+                config.controlThreads());
         c.bootstrapLimits(limits);
         secret = s;
         c.pathMonitors(monitors);

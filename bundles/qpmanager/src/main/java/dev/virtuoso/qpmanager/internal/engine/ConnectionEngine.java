@@ -144,7 +144,7 @@ final class ConnectionEngine {
         this.writer = s.writer;
         this.registry = registry;
         this.observer = observer;
-        this.channel = new ControlChannel(s.id, socket, leftover, this::wake,
+        this.channel = new ControlChannel(s.controlIo, s.id, socket, leftover, this::wake,
                 TimeUnit.MILLISECONDS.toNanos(cs.heartbeatMillis()), TimeUnit.MILLISECONDS.toNanos(cs.livenessMillis()));
         try {
             this.conn = new MpConnection(s.id, remote, options, this, res);

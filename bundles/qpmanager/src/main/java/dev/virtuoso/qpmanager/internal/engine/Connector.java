@@ -53,12 +53,17 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         void closed(MultipathConnection c);
     }
 
+    /** Longest wait for each control I/O thread to stop in {@link #close()}. */
+    static final long CONTROL_IO_STOP_MILLIS = 2000;
+
     private final Function<String, VerbsProvider> providers;
     private final Decomposer decomposer;
     private final Reassembler reassembler;
     private final PolicyRegistry registry;
     private final String idPrefix;
     private final EngineGroup engines;
+    /** Runs every connection's control channel on a fixed number of threads; owned by this connector. */
+    private final ControlIo controlIo;
     private final boolean ownsEngines;
     private final AtomicLong nextId = new AtomicLong();
     private final Map<MpConnection, VerbsProvider> connections = new ConcurrentHashMap<>();
@@ -81,7 +86,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
      */
     public Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
             PolicyRegistry registry, CoreSettings settings) {
-        this(providers, decomposer, reassembler, registry, settings, new EngineGroup(EngineGroup.defaultSize()), true);
+        this(providers, decomposer, reassembler, registry, settings, new EngineGroup(EngineGroup.defaultSize()), true,
+                0);
     }
 
     /**
@@ -90,11 +96,22 @@ public final class Connector implements MultipathConnector, AutoCloseable {
      */
     public Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
             PolicyRegistry registry, CoreSettings settings, EngineGroup engines) {
-        this(providers, decomposer, reassembler, registry, settings, engines, false);
+        this(providers, decomposer, reassembler, registry, settings, engines, false, 0);
+    }
+
+    /**
+     * As {@link #Connector(Function, Decomposer, Reassembler, PolicyRegistry, CoreSettings, EngineGroup)},
+     * with {@code controlThreads} threads running the control channels of all connections (0: one
+     * per 8 processors, 1..4); this connector owns and stops them.
+     */
+    public Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
+            PolicyRegistry registry, CoreSettings settings, EngineGroup engines, int controlThreads) {
+        this(providers, decomposer, reassembler, registry, settings, engines, false, controlThreads);
     }
 
     private Connector(Function<String, VerbsProvider> providers, Decomposer decomposer, Reassembler reassembler,
-            PolicyRegistry registry, CoreSettings settings, EngineGroup engines, boolean ownsEngines) {
+            PolicyRegistry registry, CoreSettings settings, EngineGroup engines, boolean ownsEngines,
+            int controlThreads) {
         this.engines = engines;
         this.ownsEngines = ownsEngines;
         this.providers = providers;
@@ -103,6 +120,19 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         this.registry = registry;
         this.settings = settings;
         this.idPrefix = Integer.toHexString(new SecureRandom().nextInt() & 0x7FFF_FFFF);
+        try {
+            this.controlIo = new ControlIo(idPrefix, controlThreads > 0 ? controlThreads : ControlIo.defaultThreads());
+        } catch (IOException e) {
+            if (ownsEngines) {
+                engines.close();
+            }
+            throw new IllegalStateException("cannot open the control I/O selectors: " + e.getMessage(), e);
+        }
+    }
+
+    /** @return threads running the control channels */
+    int controlThreads() {
+        return controlIo.threads();
     }
 
     public void settings(CoreSettings s) {
@@ -258,7 +288,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         checkOpen();
         PolicyBinder.check(registry, options);
         VerbsProvider provider = provider(options);
-        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null, engines.assign());
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null, engines.assign(), controlIo);
         setup.client = true;
         try {
             BootstrapLimits limits = bootstrap;
@@ -334,7 +364,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         } catch (IOException e) {
             throw new VirtuosoException(Reason.IO, "cannot set up accepted connection: " + e.getMessage(), e);
         }
-        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals, engines.assign());
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals, engines.assign(), controlIo);
         try {
             Handshake.Result hr = Handshake.server(fc, options.sharedSecret(), options.handshakeTimeout(),
                     deadlineNanos, peerLimits, admission, setup);
@@ -461,6 +491,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         for (MpConnection c : connections.keySet()) {
             c.engine().join(5000);
         }
+        controlIo.close(CONTROL_IO_STOP_MILLIS);
         if (ownsEngines) {
             engines.close();
         }

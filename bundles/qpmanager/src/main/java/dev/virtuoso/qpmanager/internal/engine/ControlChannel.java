@@ -3,67 +3,80 @@ package dev.virtuoso.qpmanager.internal.engine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 
 /**
- * The TCP control channel of an established connection, run by its own agent thread
- * ({@code virtuoso-ctrl-<id>}) that alone touches the socket. The engine thread writes whole
- * frames into {@link #outbound} and reads raw bytes from {@link #inbound}; the agent moves bytes
- * between the rings and the socket, sends a PING when nothing was sent for a heartbeat interval,
- * and declares the peer gone when nothing arrived for the liveness timeout or the stream ends.
+ * The TCP control channel of an established connection, run by one thread of the connector's
+ * {@link ControlIo} (shared by many connections), which alone touches the socket. The engine
+ * thread writes whole frames into {@link #outbound} and reads raw bytes from {@link #inbound};
+ * the I/O thread moves bytes between the rings and the socket, sends a PING when nothing was sent
+ * for a heartbeat interval, and declares the peer gone when nothing arrived for the liveness
+ * timeout or the stream ends.
  */
 final class ControlChannel implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ControlChannel.class.getName());
     static final int OPEN = 0;
     static final int PEER_CLOSED = 1;
     static final int BROKEN = 2;
-    private static final int RING_BYTES = 1 << 20;
+    /**
+     * Bytes of each ring (a power of two): a largest frame (64 KiB body) and then some. Control
+     * traffic is heartbeats and path and reassembly notices; a writer that finds the ring full
+     * waits for its next duty cycle. Was 1 MiB; 128 KiB cuts 1.75 MiB per connection end.
+     */
+    static final int RING_BYTES = 128 * 1024;
 
     final ByteRing inbound = new ByteRing(RING_BYTES);
     final ByteRing outbound = new ByteRing(RING_BYTES);
+    private final ControlIo.Loop loop;
     private final String id;
     private final SocketChannel socket;
     private final Runnable wakeEngine;
     private final long heartbeatNanos;
     private final long livenessNanos;
-    private final ByteBuffer ping = ByteBuffer.allocateDirect(Protocol.HEADER_BYTES);
-    private final Selector selector;
-    private final SelectionKey key;
+    private final ByteBuffer ping = ByteBuffer.allocate(Protocol.HEADER_BYTES);
+    private final AtomicBoolean requested = new AtomicBoolean();
     private volatile int state = OPEN;
     private volatile String failure;
-    private volatile boolean running = true;
-    private Thread thread;
+    private volatile boolean closed;
+    // I/O thread only
+    private SelectionKey key;
+    private long lastRx;
+    private long lastTx;
+    /** Index in the loop's channel list, -1 when not in it (I/O thread only). */
+    int index = -1;
 
     /**
-     * @param id connection identifier (thread name)
-     * @param socket the connected, non-blocking socket (owned from now on)
+     * @param io the connector's control I/O (a thread of it will run this channel)
+     * @param id connection identifier (in log messages)
+     * @param socket the connected socket (owned from now on)
      * @param leftover bytes already read past the handshake (flipped), fed to the engine first
      * @param wakeEngine wakes the engine thread when bytes arrive or the state changes
      * @param heartbeatNanos idle time after which a PING is sent
      * @param livenessNanos silence after which the peer is declared gone
+     * @throws IOException if the socket cannot be made non-blocking
      */
-    ControlChannel(String id, SocketChannel socket, ByteBuffer leftover, Runnable wakeEngine, long heartbeatNanos,
+    ControlChannel(ControlIo io, String id, SocketChannel socket, ByteBuffer leftover, Runnable wakeEngine, long heartbeatNanos,
             long livenessNanos) throws IOException {
+        this.loop = io.assign();
         this.id = id;
         this.socket = socket;
         this.wakeEngine = wakeEngine;
         this.heartbeatNanos = heartbeatNanos;
         this.livenessNanos = livenessNanos;
         socket.configureBlocking(false);
-        this.selector = Selector.open();
-        this.key = socket.register(selector, SelectionKey.OP_READ);
-        inbound.write(leftover);
+        if (!inbound.write(leftover)) {
+            throw new IOException("handshake left " + leftover.remaining() + " bytes, more than the control ring holds");
+        }
         ping.limit(0);
     }
 
+    /** Hands the channel to its I/O thread. */
     void start() {
-        thread = new Thread(this::run, "virtuoso-ctrl-" + id);
-        thread.setDaemon(true);
-        thread.start();
+        request();
     }
 
     /** @return OPEN, PEER_CLOSED or BROKEN */
@@ -76,6 +89,10 @@ final class ControlChannel implements AutoCloseable {
         return failure;
     }
 
+    long heartbeatNanos() {
+        return heartbeatNanos;
+    }
+
     /**
      * Appends one frame to the outbound ring (engine thread).
      *
@@ -86,51 +103,101 @@ final class ControlChannel implements AutoCloseable {
         return outbound.write(frame);
     }
 
-    /** Engine thread: makes the agent send what was offered (a wakeup is remembered if it is not selecting). */
+    /** Engine thread: makes the I/O thread send what was offered. */
     void flush() {
-        selector.wakeup();
+        request();
     }
 
-    private void run() {
-        long lastRx = System.nanoTime();
-        long lastTx = lastRx;
-        try {
-            while (running) {
-                long now = System.nanoTime();
-                if (writeOut()) {
-                    lastTx = now;
-                }
-                int r = readIn();
-                if (r < 0) {
-                    fail(PEER_CLOSED, "peer closed the control channel");
-                    return;
-                }
-                if (r > 0) {
-                    lastRx = now;
-                    wakeEngine.run();
-                }
-                if (now - lastRx > livenessNanos) {
-                    fail(BROKEN, "peer silent for " + (now - lastRx) / 1_000_000 + " ms");
-                    return;
-                }
-                if (now - lastTx >= heartbeatNanos && !ping.hasRemaining() && outbound.readable() == 0) {
-                    ping.clear();
-                    FrameHeader.write(ping, Protocol.PING, 0);
-                    ping.flip();
-                    continue;
-                }
-                int ops = (inbound.free() > 0 ? SelectionKey.OP_READ : 0)
-                        | (ping.hasRemaining() || outbound.readable() > 0 ? SelectionKey.OP_WRITE : 0);
-                key.interestOps(ops);
-                long waitMillis = Math.max(1, Math.min(heartbeatNanos - (now - lastTx), heartbeatNanos) / 1_000_000);
-                selector.select(waitMillis);
-                selector.selectedKeys().clear();
+    private void request() {
+        if (!requested.getAndSet(true)) {
+            loop.request(this);
+        }
+    }
+
+    // ---------------------------------------------------------------- I/O thread
+
+    /** I/O thread: a requested service (first registration, a flush, or the close). */
+    void serve(ControlIo.Loop l, long now) {
+        requested.set(false);
+        if (closed) {
+            drop(l);
+            return;
+        }
+        if (key == null) {
+            if (state != OPEN) {
+                return;
             }
+            try {
+                key = l.register(this, socket);
+            } catch (IOException | RuntimeException e) {
+                fail(BROKEN, "control channel failed: " + e);
+                return;
+            }
+            lastRx = now;
+            lastTx = now;
+        }
+        pump(now);
+    }
+
+    /** I/O thread: moves bytes both ways and updates what the selector waits for. */
+    void pump(long now) {
+        if (closed || state != OPEN) {
+            drop(loop);
+            return;
+        }
+        try {
+            if (writeOut()) {
+                lastTx = now;
+            }
+            int r = readIn();
+            if (r < 0) {
+                fail(PEER_CLOSED, "peer closed the control channel");
+                return;
+            }
+            if (r > 0) {
+                lastRx = now;
+                wakeEngine.run();
+            }
+            interest();
         } catch (IOException | RuntimeException e) {
-            if (running) {
+            if (!closed) {
                 fail(BROKEN, "control channel failed: " + e);
                 LOG.log(System.Logger.Level.WARNING, "connection " + id + ": control channel failed", e);
             }
+        }
+    }
+
+    /** I/O thread, every sweep: liveness, heartbeat, and reading again once the engine made room. */
+    void sweep(long now) {
+        if (closed || state != OPEN) {
+            drop(loop);
+            return;
+        }
+        if (now - lastRx > livenessNanos) {
+            fail(BROKEN, "peer silent for " + (now - lastRx) / 1_000_000 + " ms");
+            return;
+        }
+        if (now - lastTx >= heartbeatNanos && !ping.hasRemaining() && outbound.readable() == 0) {
+            ping.clear();
+            FrameHeader.write(ping, Protocol.PING, 0);
+            ping.flip();
+        }
+        pump(now);
+    }
+
+    /** I/O thread: its loop stopped (the connector is closing); the engine sees a broken channel. */
+    void loopStopped() {
+        if (!closed && state == OPEN) {
+            fail(BROKEN, "control I/O stopped");
+        }
+        drop(loop);
+    }
+
+    private void interest() {
+        int ops = (inbound.free() > 0 ? SelectionKey.OP_READ : 0)
+                | (ping.hasRemaining() || outbound.readable() > 0 ? SelectionKey.OP_WRITE : 0);
+        if (key.interestOps() != ops) {
+            key.interestOps(ops);
         }
     }
 
@@ -174,44 +241,45 @@ final class ControlChannel implements AutoCloseable {
     private void fail(int s, String why) {
         failure = why;
         state = s;
+        drop(loop);
         wakeEngine.run();
     }
 
+    /** I/O thread: no more I/O on this channel (the engine closes the socket). */
+    private void drop(ControlIo.Loop l) {
+        if (key != null) {
+            key.cancel();
+        }
+        l.forget(this);
+    }
+
+    // ---------------------------------------------------------------- engine thread
+
     /**
-     * Gives the agent up to {@code nanos} to write what was offered, then stops it and closes the
-     * socket. Called by the engine thread. Idempotent.
+     * Closes without draining. Called by the engine thread. Idempotent.
      */
     @Override
     public void close() {
         close(0);
     }
 
+    /**
+     * Gives the I/O thread up to {@code drainNanos} to write what was offered, then closes the
+     * socket and has the I/O thread forget the channel. Called by the engine thread. Idempotent.
+     */
     void close(long drainNanos) {
         long deadline = System.nanoTime() + drainNanos;
-        while (state == OPEN && outbound.readable() > 0 && System.nanoTime() < deadline) {
+        while (state == OPEN && !closed && outbound.readable() > 0 && System.nanoTime() < deadline) {
             flush();
             Thread.onSpinWait();
             Thread.yield();
         }
-        running = false;
-        selector.wakeup();
-        Thread t = thread;
-        if (t != null && t != Thread.currentThread()) {
-            try {
-                t.join(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        closed = true;
         try {
-            selector.close();
+            socket.close(); // safe from any thread: the selector drops the key
         } catch (IOException e) {
             // closing anyway
         }
-        try {
-            socket.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
+        request();
     }
 }

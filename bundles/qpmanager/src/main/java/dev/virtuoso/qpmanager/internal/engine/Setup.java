@@ -42,6 +42,8 @@ final class Setup implements PathSetup, AutoCloseable {
     private final Reassembler reassembler;
     /** The engine agent that will serve the connection; its device context is used. */
     final EngineAgent agent;
+    /** The connector's control I/O, which will run the connection's control channel. */
+    final ControlIo controlIo;
     private final ReceiveParams params;
     private List<InetAddress> locals;
     /** Size of the probe scratch region each side registers. */
@@ -56,11 +58,15 @@ final class Setup implements PathSetup, AutoCloseable {
     /** Whether this side connected (the client) or accepted. */
     boolean client;
 
-    /** @param agent counted as serving this connection from now on; uncounted by {@link #close()} unless handed over */
+    /**
+     * @param agent counted as serving this connection from now on; uncounted by {@link #close()} unless handed over
+     * @param controlIo the connector's control I/O
+     */
     Setup(String id, ConnectOptions options, CoreSettings settings, VerbsProvider provider, Reassembler reassembler,
-            List<InetAddress> locals, EngineAgent agent) {
+            List<InetAddress> locals, EngineAgent agent, ControlIo controlIo) {
         this.id = id;
         this.agent = agent;
+        this.controlIo = controlIo;
         this.options = options;
         this.settings = settings;
         this.provider = provider;

@@ -1,0 +1,40 @@
+package dev.virtuoso.commands.scale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.commands.cli.CommandError;
+
+class ScaleOptionsTest {
+    private static ScaleOptions parse(String... args) {
+        return ScaleOptions.from(ScaleOptions.SPEC.parse(args));
+    }
+
+    @Test
+    void defaultsAreTheIssuesRunsOnTheUdpWire() {
+        ScaleOptions o = parse();
+        assertEquals(List.of(1, 8, 32, 128), o.counts());
+        assertEquals(2, o.paths());
+        assertEquals(16L << 20, o.bytesPerConnection());
+        assertEquals(256, o.messages());
+        assertEquals("udp", o.wire());
+        assertEquals(2L * 4 * 65536, o.applicationBytesPerConnection());
+    }
+
+    @Test
+    void countsAreSortedAndChecked() {
+        ScaleOptions o = parse("-c", "1024,1,32", "--wire", "fabric", "--no-iperf");
+        assertEquals(List.of(1, 32, 1024), o.counts());
+        assertEquals("fabric", o.wire());
+        assertFalse(o.iperf());
+        assertThrows(CommandError.class, () -> parse("-c", "0"));
+        assertThrows(CommandError.class, () -> parse("-c", "8,x"));
+        assertThrows(CommandError.class, () -> parse("-c", "5000"));
+        assertThrows(CommandError.class, () -> parse("-b", "100K", "-s", "64K"), "bytes not a multiple of the size");
+    }
+}

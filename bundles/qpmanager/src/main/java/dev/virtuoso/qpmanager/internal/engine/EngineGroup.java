@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 
 /**
  * A fixed set of engine agents serving every connection of a connector (Aeron's agents, Netty's
@@ -60,6 +61,9 @@ public final class EngineGroup implements AutoCloseable {
 
     private void error(Throwable t) {
         // a connection's own failures end that connection inside its duty cycle; this is the agent's
+        if (t instanceof AgentTerminationException) {
+            return; // the agent's own way to stop when the group closes (Agrona reports it here too)
+        }
         errors.incrementAndGet();
         LOG.log(System.Logger.Level.ERROR, "engine agent failure", t);
     }

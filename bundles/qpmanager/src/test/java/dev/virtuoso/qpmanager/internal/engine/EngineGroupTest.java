@@ -322,6 +322,7 @@ class EngineGroupTest {
             assertEquals(ConnectionState.FAILED, p.server.state());
             assertArrayEquals(new int[2], engines.loads());
             assertEquals(0, engines.openDevices(), "devices closed");
+            assertEquals(0, engines.agentErrors(), "stopping the agents is not an agent failure");
         } finally {
             f.close();
         }

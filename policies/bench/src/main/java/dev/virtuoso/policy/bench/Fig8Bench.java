@@ -83,11 +83,16 @@ final class Fig8Bench {
             provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a").build(),
                     SoftRnicConfig.builder("b").addresses(b).fabric(network, "b").build());
             PolicyRegistry policies = new PolicyRegistry();
-            policies.add(AdaptivePolicy.NAME, new AdaptivePolicy());
+            AdaptivePolicy adaptive = new AdaptivePolicy();
+            FixedChunkPolicy fixed = new FixedChunkPolicy();
+            // what the policy binding publishes as "default" with the shipped ranks (docs/policies.md)
+            policies.add(ConnectOptions.DEFAULT_POLICY, adaptive);
+            policies.add(ConnectOptions.DEFAULT_POLICY, fixed);
+            policies.add(AdaptivePolicy.NAME, adaptive);
             policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
             policies.add(RoundRobinPolicy.NAME, new RoundRobinPolicy());
             policies.add(SinglePathPolicy.NAME, new SinglePathPolicy());
-            policies.add(FixedChunkPolicy.NAME, new FixedChunkPolicy());
+            policies.add(FixedChunkPolicy.NAME, fixed);
             policies.add(ChunkProbePolicy.NAME, new ChunkProbePolicy());
             connector = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(), policies,
                     CoreSettings.DEFAULTS, engines);

@@ -40,6 +40,8 @@ public final class PolicyBench {
             case "cut" -> cut(seconds);
             case "lossy" -> lossy(seconds);
             case "table2" -> table2(seconds);
+            case "fig8-cpu" -> Fig8Bench.cpu(args.length > 1 ? seconds : 256); // second argument: MiB per point
+            case "fig8-idle" -> Fig8Bench.idle(seconds);
             case "all" -> {
                 heterogeneous(seconds);
                 halving(seconds);

@@ -14,6 +14,9 @@ import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,12 +40,11 @@ import java.util.concurrent.TimeUnit;
 final class MpCase {
     /** Command-line settings of one side. */
     record Settings(boolean guest, String provider, String device, List<InetAddress> localIps,
-            List<InetAddress> remoteIps, int size, int port, String netdev, int ackTimeout) {
+            List<InetAddress> remoteIps, int size, int port, String netdev, int ackTimeout, int waitSeconds) {
     }
 
     private static final int SENDS = 8;
     private static final long DONE_MAGIC = 0x444f4e455f4d5021L;
-    private static final long WAIT_SECONDS = 180;
     private static final EnumSet<Access> ALL = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
 
     private final Connector connector;
@@ -80,7 +82,7 @@ final class MpCase {
                 conn = connect(opts);
             } else {
                 listener = connector.listen(new InetSocketAddress(s.localIps().get(0), s.port() + index), opts);
-                conn = listener.accept(WAIT_SECONDS, TimeUnit.SECONDS);
+                conn = listener.accept(s.waitSeconds(), TimeUnit.SECONDS);
                 check("accepted", conn != null);
                 if (conn == null) {
                     return false;
@@ -139,7 +141,7 @@ final class MpCase {
     /** Connects, retrying while the peer's listener is not up yet. */
     private MultipathConnection connect(ConnectOptions opts) throws Exception {
         InetSocketAddress to = new InetSocketAddress(s.remoteIps().get(0), s.port() + index);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(s.waitSeconds());
         while (true) {
             try {
                 return connector.connect(to, opts);
@@ -242,8 +244,44 @@ final class MpCase {
             boolean exited = p.waitFor(30, TimeUnit.SECONDS);
             check("ip addr " + op + " " + addr, exited && p.exitValue() == 0);
             out.println("MP-LOG ip addr " + op + " " + addr + " at " + System.currentTimeMillis());
+            if (op.equals("add")) {
+                check("RoCE v2 GID of " + addr + " back", awaitGid(s.localIps().get(path)));
+            }
         } catch (IOException | InterruptedException e) {
             check("ip addr " + op + " " + addr + ": " + e, false);
+        }
+    }
+
+    /** The kernel adds a GID for an address asynchronously: waits (10 s) until one is listed. */
+    private static boolean awaitGid(InetAddress ip) throws IOException, InterruptedException {
+        byte[] a = ip.getAddress();
+        String gid = String.format("0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", a[0], a[1], a[2], a[3]);
+        for (int i = 0; i < 100; i++) {
+            // /sys/class/infiniband/<device>/ports/<port>/gids/<index>
+            for (Path dev : list(Path.of("/sys/class/infiniband"))) {
+                for (Path port : list(dev.resolve("ports"))) {
+                    for (Path g : list(port.resolve("gids"))) {
+                        try {
+                            if (Files.readString(g).trim().equals(gid)) {
+                                return true;
+                            }
+                        } catch (IOException e) {
+                            // an unreadable entry (being removed): not the one we wait for
+                        }
+                    }
+                }
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
+    private static List<Path> list(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.toList();
         }
     }
 
@@ -256,8 +294,8 @@ final class MpCase {
 
     private static MpCompletion await(MultipathConnection conn) throws InterruptedException {
         MpCompletion d = new MpCompletion();
-        if (!conn.awaitCompletion(d, WAIT_SECONDS, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("no completion within " + WAIT_SECONDS + " s: " + conn.pathStats());
+        if (!conn.awaitCompletion(d, 180, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("no completion within 180 s: " + conn.pathStats());
         }
         return d;
     }

@@ -29,7 +29,10 @@ import java.util.Map;
  * <pre>
  * MpPeer --side guest|host --provider ibv|soft --device NAME --local-ips A,B,.. --remote-ips X,Y,..
  *        --plan FILE [--cases FIRST-LAST] [--size BYTES] [--port 18600] [--netdev eth0] [--ack-timeout 23]
+ *        [--wait-seconds 180]
  * </pre>
+ * {@code --wait-seconds}: how long a server waits for its client and a client retries connecting
+ * (the host's first wait includes the guest's boot).
  * {@code --cases}: run only plan lines FIRST..LAST (1-based), e.g. so the guest can read rxe's
  * counters between them; a case's bootstrap port is {@code port + its line number - 1} either way.
  * Prints {@code MP-...} lines (see {@link MpCase}); exit status 0 if every case passed on this side.
@@ -53,7 +56,8 @@ public final class MpPeer {
                 literals(a.get("local-ips")), literals(a.get("remote-ips")),
                 Integer.parseInt(a.getOrDefault("size", String.valueOf(4 << 20))),
                 Integer.parseInt(a.getOrDefault("port", "18600")), a.getOrDefault("netdev", "eth0"),
-                Integer.parseInt(a.getOrDefault("ack-timeout", "23")));
+                Integer.parseInt(a.getOrDefault("ack-timeout", "23")),
+                Integer.parseInt(a.getOrDefault("wait-seconds", "180")));
         List<MpPlanCase> plan = MpPlanCase.parse(Files.readAllLines(Path.of(a.get("plan"))));
         String[] range = a.getOrDefault("cases", "1-" + plan.size()).split("-");
         int first = Integer.parseInt(range[0]);

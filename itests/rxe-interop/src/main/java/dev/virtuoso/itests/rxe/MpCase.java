@@ -175,7 +175,7 @@ final class MpCase {
                     && done.status() == MpStatus.SUCCESS && done.opcode() == MpOpcode.RECV && done.byteLength() == msg);
         }
         MpCompletion done = await(conn);
-        check("DONE received", done.wrId() == 200 && done.status() == MpStatus.SUCCESS && done.byteLength() == 8
+        check("DONE received (" + done + ", magic " + Long.toHexString(buf.getLong(ctrl)) + ")", done.wrId() == 200 && done.status() == MpStatus.SUCCESS && done.byteLength() == 8
                 && buf.getLong(ctrl) == DONE_MAGIC);
         int written = c.cutPath() >= 0 ? 4 * size : size;
         check("MP_WRITE data (" + written + " bytes)", same(buf, 0, written, seed('W')));

@@ -15,8 +15,9 @@ itest="$(cd "$here/.." && pwd)"
 repo="$(cd "$itest/../.." && pwd)"
 cache="${1:?usage: java-disk.sh CACHE_DIR IMAGE}"
 image="${2:?usage: java-disk.sh CACHE_DIR IMAGE}"
-# java.sql: jdeps --print-module-deps of the class path above (it brings java.logging, java.xml)
-modules=java.base,java.logging,java.sql
+# what jdeps --print-module-deps reports for the class path above (java.sql brings java.logging and
+# java.xml; jdk.unsupported and java.management are for Agrona, which the QP manager uses)
+modules=java.base,java.logging,java.sql,java.management,java.compiler,jdk.unsupported
 
 log() { echo "java-disk: $*" >&2; }
 

@@ -31,3 +31,27 @@ peer_java_find() {
         "Temurin 21 or 25 (Adoptium) and/or set RXE_PEER_JAVA=/path/to/bin/java" >&2
     return 1
 }
+
+# guest_jdk_find -> prints the home of a JDK 22+ that has jlink, to make the guest's Java runtime
+# (verbs-ibv needs java.lang.foreign, final in 22): RXE_GUEST_JDK if set (checked), else the newest
+# such JDK among JAVA_HOME, PATH and RXE_JDK_CANDIDATES; returns 1 with a message if there is none
+guest_jdk_find() {
+    local j v home best="" bestv=0
+    for j in ${RXE_GUEST_JDK:+$RXE_GUEST_JDK/bin/java} "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" \
+            ${RXE_JDK_CANDIDATES:-/usr/lib/jvm/*/bin/java}; do
+        [ -n "$j" ] && [ -x "$j" ] || continue
+        home="$(dirname "$(dirname "$(readlink -f "$j")")")"
+        [ -x "$home/bin/jlink" ] || continue
+        v="$(java_feature_version "$j")"
+        if [ -n "${RXE_GUEST_JDK:-}" ]; then
+            if [ "${v:-0}" -ge 22 ]; then echo "$home"; return 0; fi
+            break
+        fi
+        if [ "${v:-0}" -gt "$bestv" ]; then best="$home"; bestv="$v"; fi
+    done
+    if [ "$bestv" -ge 22 ]; then echo "$best"; return 0; fi
+    echo "rxe-interop: the guest's Java runtime is made with jlink from a JDK 22+ (verbs-ibv uses" \
+        "java.lang.foreign) and none was found${RXE_GUEST_JDK:+ at RXE_GUEST_JDK=$RXE_GUEST_JDK}; install" \
+        "e.g. Temurin 25 or set RXE_GUEST_JDK=/path/to/jdk" >&2
+    return 1
+}

@@ -69,12 +69,14 @@ fi
 mkdir -p "$out"
 
 # Addresses of the private link (TEST-NET-1, inside our own namespace only).
-export RXE_HOST_IP=192.0.2.1 RXE_HOST_IP2=192.0.2.11 RXE_HOST_IP3=192.0.2.12
-export RXE_GUEST_IP=192.0.2.2 RXE_GUEST_IP2=192.0.2.3
+export RXE_HOST_IP=192.0.2.1 RXE_HOST_IP2=192.0.2.11 RXE_HOST_IP3=192.0.2.12 RXE_HOST_IP4=192.0.2.13
+export RXE_GUEST_IP=192.0.2.2 RXE_GUEST_IP2=192.0.2.3 RXE_GUEST_IP3=192.0.2.4 RXE_GUEST_IP4=192.0.2.5
 export RXE_LINK_MTU="${RXE_LINK_MTU:-9000}"
 export RXE_SIZE="${RXE_SIZE:-65536}" RXE_ITERS="${RXE_ITERS:-100}"
 export RXE_ITEST_DIR="$itest"
-guest_vars=(RXE_HOST_IP RXE_HOST_IP2 RXE_HOST_IP3 RXE_GUEST_IP RXE_GUEST_IP2 RXE_LINK_MTU RXE_SIZE RXE_ITERS)
+export RXE_MP_SIZE="${RXE_MP_SIZE:-4194304}"
+guest_vars=(RXE_HOST_IP RXE_HOST_IP2 RXE_HOST_IP3 RXE_HOST_IP4 RXE_GUEST_IP RXE_GUEST_IP2 RXE_GUEST_IP3 RXE_GUEST_IP4
+    RXE_LINK_MTU RXE_SIZE RXE_ITERS RXE_MP_SIZE)
 
 ns=""
 qemu_pid=""
@@ -124,6 +126,16 @@ run_one() {
     } >"$work/s/main.sh"
 
     tar -cf "$work/scenario.tar" -C "$work/s" .
+    # Scenarios running Java in the guest get a third disk: a JDK 22+ runtime and the jars.
+    local java_drive=()
+    if [ -f "$sdir/needs-java" ]; then
+        if ! "$itest/guest/java-disk.sh" "$cache" "$work/java.img"; then
+            rm -rf "$work"; work=""
+            echo "== $name: fail (the guest's Java disk could not be made, see above)"
+            return 1
+        fi
+        java_drive=(-drive "file=$work/java.img,if=virtio,format=raw,readonly=on")
+    fi
 
     ns="rxe-itest-$$"
     ip netns add "$ns"
@@ -133,6 +145,7 @@ run_one() {
     ip -n "$ns" addr add "$RXE_HOST_IP/24" dev tap0
     ip -n "$ns" addr add "$RXE_HOST_IP2/24" dev tap0
     ip -n "$ns" addr add "$RXE_HOST_IP3/24" dev tap0
+    ip -n "$ns" addr add "$RXE_HOST_IP4/24" dev tap0
 
     # Host part (optional): host_start runs before the boot, host_check after the guest is done.
     host_start() { :; }
@@ -145,14 +158,16 @@ run_one() {
         return 1
     fi
 
-    echo "== $name: booting guest (kernel $(cat "$guest/kernel.version"))"
-    ip netns exec "$ns" timeout --kill-after=5 "${RXE_QEMU_TIMEOUT:-300}" \
+    # the boot's limit: RXE_QEMU_TIMEOUT, else the scenario's own (file qemu-timeout), else 300 s
+    local qtimeout="${RXE_QEMU_TIMEOUT:-$(cat "$sdir/qemu-timeout" 2>/dev/null || echo 300)}"
+    echo "== $name: booting guest (kernel $(cat "$guest/kernel.version"), limit $qtimeout s)"
+    ip netns exec "$ns" timeout --kill-after=5 "$qtimeout" \
         qemu-system-x86_64 -nodefaults -accel tcg,thread=single -m 1G -smp 2 \
         -display none -monitor none -serial "file:$log" -no-reboot \
         -kernel "$guest/vmlinuz" -initrd "$guest/initrd.cpio" \
         -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off" \
         -drive "file=$guest/rootfs.img,if=virtio,format=raw,snapshot=on,cache=unsafe" \
-        -drive "file=$work/scenario.tar,if=virtio,format=raw,readonly=on" \
+        -drive "file=$work/scenario.tar,if=virtio,format=raw,readonly=on" "${java_drive[@]}" \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
         -netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
         -device "virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02,host_mtu=$RXE_LINK_MTU" &
@@ -168,7 +183,7 @@ run_one() {
         case "$qrc" in
             65) echo "   guest exit code says pass but no RXE-RESULT pass line";;
             67) echo "   guest reported failure";;
-            124|137) echo "   guest timed out after ${RXE_QEMU_TIMEOUT:-300}s";;
+            124|137) echo "   guest timed out after ${qtimeout}s";;
             *) echo "   qemu exited $qrc (guest crashed or powered off)";;
         esac
     fi

@@ -113,3 +113,17 @@ finish() {
     echo "RXE-RESULT fail"
     exit 1
 }
+
+# Mounts the Java disk (third virtio disk, made by guest/java-disk.sh) at /opt/virtuoso and sets
+# GUEST_JAVA (its JDK 22+ runtime with the options every run here needs) and GUEST_CP. Under TCG
+# emulation C1 alone warms up fastest, and one GC thread is enough.
+java_setup() {
+    mkdir -p /opt/virtuoso
+    mount -o ro -t ext4 /dev/vdc /opt/virtuoso || { fail "cannot mount the Java disk /dev/vdc"; return 1; }
+    # memory registration pins pages: no RLIMIT_MEMLOCK cap (root has CAP_IPC_LOCK anyway)
+    ulimit -l unlimited
+    GUEST_JAVA=(/opt/virtuoso/jre/bin/java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx320m
+        --enable-native-access=ALL-UNNAMED)
+    GUEST_CP="/opt/virtuoso/classes:/opt/virtuoso/ibv-test-classes:/opt/virtuoso/lib/*"
+    say "java: $("${GUEST_JAVA[0]}" -version 2>&1 | head -1)"
+}

@@ -25,8 +25,11 @@ final class ChunkStatus {
      *     path's (transport retries, flush, fatal) and the chunk is re-posted elsewhere
      */
     static MpStatus requestFailure(IbvWcStatus s) {
+        // LOC_QP_OP_ERR is the QP's own failure (IBA: an internal QP consistency error), not the
+        // request's: the core's SGEs always lie in its own registered regions. rxe reports it for
+        // every WR of a path whose source address (GID) was removed, so it is re-posted elsewhere.
         return switch (s) {
-            case LOC_PROT_ERR, LOC_ACCESS_ERR, LOC_QP_OP_ERR, LOC_EEC_OP_ERR, LOC_RDD_VIOL_ERR, MW_BIND_ERR ->
+            case LOC_PROT_ERR, LOC_ACCESS_ERR, LOC_EEC_OP_ERR, LOC_RDD_VIOL_ERR, MW_BIND_ERR ->
                 MpStatus.LOCAL_PROTECTION_ERROR;
             case LOC_LEN_ERR -> MpStatus.LOCAL_LENGTH_ERROR;
             case REM_ACCESS_ERR -> MpStatus.REMOTE_ACCESS_ERROR;

@@ -107,6 +107,7 @@ class TablesTest {
         assertEquals(ChunkOutcome.FLUSHED, ChunkStatus.outcome(IbvWcStatus.WR_FLUSH_ERR));
         assertEquals(ChunkOutcome.ERROR, ChunkStatus.outcome(IbvWcStatus.REM_ACCESS_ERR));
         assertNull(ChunkStatus.requestFailure(IbvWcStatus.RETRY_EXC_ERR));
+        assertNull(ChunkStatus.requestFailure(IbvWcStatus.LOC_QP_OP_ERR), "the QP's failure, re-posted elsewhere");
         assertEquals(MpStatus.LOCAL_LENGTH_ERROR, ChunkStatus.requestFailure(IbvWcStatus.LOC_LEN_ERR));
         assertEquals(MpStatus.LOCAL_PROTECTION_ERROR, ChunkStatus.requestFailure(IbvWcStatus.LOC_PROT_ERR));
         assertEquals(MpStatus.REMOTE_ACCESS_ERROR, ChunkStatus.requestFailure(IbvWcStatus.REM_ACCESS_ERR));

@@ -57,9 +57,12 @@ final class NativeCq implements IbvCq {
         if (cqe < 1) {
             throw new VerbsException(VerbsException.EINVAL, "cqe must be >= 1: " + cqe);
         }
+        // a local, not a conditional in the call: as an argument of the signature-polymorphic
+        // invokeExact a conditional is typed Object (WrongMethodTypeException, seen on rxe)
+        MemorySegment channelSegment = channel == null ? MemorySegment.NULL : channel.channel;
         MemorySegment cq = LibIbverbs.create("ibv_create_cq",
                 (arena, errno) -> (MemorySegment) context.lib.createCq.invokeExact(errno, context.ctx, cqe,
-                        MemorySegment.NULL, channel == null ? MemorySegment.NULL : channel.channel, 0));
+                        MemorySegment.NULL, channelSegment, 0));
         NativeCq n = new NativeCq(context, cq, channel);
         if (channel != null) {
             channel.attach(n);

@@ -66,6 +66,12 @@ final class NativeQp implements IbvQp {
     @Override
     public synchronized void modifyQp(IbvQpAttr a, int mask) throws VerbsException {
         checkOpen();
+        // IBA's field widths; struct ibv_qp_attr has a byte each, and kernels pass larger values on
+        // (rxe keeps retry_cnt 8, a NIC's 3-bit field would wrap it to 0): refuse them here
+        checkRange("retry_cnt", a.retryCnt(), 7);
+        checkRange("rnr_retry", a.rnrRetry(), 7);
+        checkRange("timeout", a.timeout(), 31);
+        checkRange("min_rnr_timer", a.minRnrTimer(), 31);
         attr.fill((byte) 0);
         attr.set(JAVA_INT, off("qp_state"), a.qpState().ordinal());
         attr.set(JAVA_INT, off("path_mtu"), a.pathMtu().ordinal() + 1);
@@ -93,6 +99,12 @@ final class NativeQp implements IbvQp {
         if (rc != 0) {
             throw LibIbverbs.failure("ibv_modify_qp(" + a.qpState() + ", mask 0x" + Integer.toHexString(mask) + ")",
                     rc);
+        }
+    }
+
+    private static void checkRange(String field, int value, int max) throws VerbsException {
+        if (value < 0 || value > max) {
+            throw new VerbsException(VerbsException.EINVAL, field + " " + value + " outside 0.." + max);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.virtuoso.verbs.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.junit.jupiter.api.AfterAll;
@@ -8,6 +10,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
+
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
 
 /**
  * Base of every conformance test class: one {@link ConformanceEnvironment} per class (made by the
@@ -44,6 +49,25 @@ public abstract class ConformanceBase {
     protected void assumeSupported(Feature feature) {
         assumeTrue(env.supports(feature),
                 () -> env.name() + " does not support " + feature + ": " + env.unsupportedReason(feature));
+    }
+
+    /**
+     * Checks a completion's status as the last step of a test. Where the environment lacks the
+     * feature that defines the exact status, any error status is accepted and the test is then
+     * reported as skipped, naming the status the provider returned (so the difference stays visible).
+     *
+     * @param feature the behaviour that defines {@code expected}
+     * @param expected the status IBA asks for
+     * @param wc the completion
+     */
+    protected void assertStatus(Feature feature, IbvWcStatus expected, IbvWc wc) {
+        if (env.supports(feature)) {
+            assertEquals(expected, wc.status(), wc.toString());
+            return;
+        }
+        assertNotEquals(IbvWcStatus.SUCCESS, wc.status(), wc.toString());
+        assumeTrue(expected == wc.status(), () -> env.name() + " does not support " + feature + ": "
+                + env.unsupportedReason(feature) + "; this run: " + wc.status() + " instead of " + expected);
     }
 
     @BeforeEach

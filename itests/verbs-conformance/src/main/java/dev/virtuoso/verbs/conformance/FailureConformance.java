@@ -56,6 +56,7 @@ public abstract class FailureConformance extends ConformanceBase {
 
     @Test
     void retryCountSevenIsSevenRetriesNotInfinite() throws Exception {
+        assumeSupported(Feature.RETRY_COUNT_SEVEN_IS_FINITE);
         retryExceeded(12, 7);
     }
 
@@ -123,6 +124,14 @@ public abstract class FailureConformance extends ConformanceBase {
             assertEquals(IbvWcStatus.WR_FLUSH_ERR, wcs.get(i).status());
             assertEquals(p.a().qpNum(), wcs.get(i).qpNum());
         }
+    }
+
+    @Test
+    void workPostedAfterTheQpFailedIsFlushed() throws Exception {
+        assumeSupported(Feature.WORK_POSTED_IN_ERROR_IS_FLUSHED);
+        QpPair p = rig.connect(new QpSettings());
+        Mem local = rig.mem(rig.pdA, 4096, ALL);
+        p.a().modifyQp(new IbvQpAttr().qpState(IbvQpState.ERR), IbvQpAttr.STATE);
         p.a().postSend(Rig.wr(10, IbvWrOpcode.SEND, local, 0, 8, null, 0).sendFlags(0));
         IbvWc late = Rig.expect(rig.cqA, 1).get(0);
         assertEquals(10, late.wrId());

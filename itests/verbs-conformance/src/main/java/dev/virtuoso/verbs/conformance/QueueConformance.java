@@ -165,7 +165,22 @@ public abstract class QueueConformance extends ConformanceBase {
         qa.postSend(Rig.wr(3, IbvWrOpcode.RDMA_WRITE, local, 0, 64, remote, 0));
         assertEquals(3, Rig.expect(cq, 1).get(0).wrId());
         assertNull(ch.getCqEvent(50, TimeUnit.MILLISECONDS), "solicited-only fired for a WRITE");
-        // an error completion is always solicited
+    }
+
+    @Test
+    void errorCompletionFiresASolicitedOnlyArming() throws Exception {
+        assumeSupported(Feature.ERROR_COMPLETION_IS_SOLICITED);
+        IbvCompChannel ch = rig.own(rig.a.createCompChannel());
+        IbvCq cq = rig.own(rig.a.createCq(64, ch));
+        IbvQp qa = rig.createQp(rig.pdA, cq, null, new QpSettings());
+        IbvQp qb = rig.createQp(rig.pdB, rig.cqB, null, new QpSettings());
+        QpSettings s = new QpSettings();
+        rig.toRts(qa, rig.b, qb.qpNum(), 100, 200, s);
+        rig.toRts(qb, rig.a, qa.qpNum(), 200, 100, s);
+        Mem local = rig.mem(rig.pdA, 64, ALL);
+        Mem remote = rig.mem(rig.pdB, 64, ALL);
+        cq.reqNotifyCq(true);
+        // an error completion is always solicited (IBA 11.4.2.2)
         qa.postSend(Rig.wr(4, IbvWrOpcode.RDMA_WRITE, local, 0, 64, remote, 0).rkey(12345));
         assertSame(cq, ch.getCqEvent(5, TimeUnit.SECONDS));
         cq.ackCqEvents(1);
@@ -182,7 +197,7 @@ public abstract class QueueConformance extends ConformanceBase {
                 () -> qp.postSend(Rig.wr(1, IbvWrOpcode.SEND, m, 0, 8, null, 0)));
         assertEquals(VerbsException.EINVAL, e.errno());
         IbvQpAttr rtr = new IbvQpAttr().qpState(IbvQpState.RTR).destQpNum(5);
-        rtr.ahAttr().dgid(rig.b.vnics().get(0).address());
+        rtr.ahAttr().dgid(rig.b.vnics().get(0).address()).sgidIndex(Rig.sgidIndex(rig.a));
         e = assertThrows(VerbsException.class, () -> qp.modifyQp(rtr, IbvQpAttr.MASK_RTR));
         assertEquals(VerbsException.EINVAL, e.errno(), "RESET -> RTR");
         IbvQpAttr init = new IbvQpAttr().qpState(IbvQpState.INIT).qpAccessFlags(ALL);

@@ -86,8 +86,8 @@ public final class Rig implements AutoCloseable {
         IbvQp qb = createQp(pdB, cqB, srqB, s);
         int aToB = s.psnAtoB != null ? s.psnAtoB : random.nextInt(1 << 24);
         int bToA = s.psnBtoA != null ? s.psnBtoA : random.nextInt(1 << 24);
-        toRts(qa, b, qb.qpNum(), aToB, bToA, s);
-        toRts(qb, a, qa.qpNum(), bToA, aToB, s);
+        toRts(qa, a, b, qb.qpNum(), aToB, bToA, s);
+        toRts(qb, b, a, qa.qpNum(), bToA, aToB, s);
         return new QpPair(qa, qb);
     }
 
@@ -99,15 +99,31 @@ public final class Rig implements AutoCloseable {
         return own(pd.createQp(init));
     }
 
-    /** RESET to INIT to RTR to RTS towards {@code peer}'s first vNIC. */
+    /** RESET to INIT to RTR to RTS towards {@code peer}'s first vNIC, from the other context's. */
     public void toRts(IbvQp qp, IbvContext peer, int peerQpn, int sqPsn, int rqPsn, QpSettings s)
             throws VerbsException {
+        toRts(qp, peer == b ? a : b, peer, peerQpn, sqPsn, rqPsn, s);
+    }
+
+    /**
+     * The source GID index of a path from {@code local}'s first vNIC: that vNIC's own RoCEv2 GID
+     * index, not 0 (on Linux RoCE devices index 0 is the IPv6 link-local GID; rxe lists the IPv4
+     * addresses from index 1).
+     */
+    public static int sgidIndex(IbvContext local) {
+        return local.vnics().get(0).gidIndex();
+    }
+
+    /** RESET to INIT to RTR to RTS from {@code local}'s first vNIC towards {@code peer}'s first vNIC. */
+    public void toRts(IbvQp qp, IbvContext local, IbvContext peer, int peerQpn, int sqPsn, int rqPsn,
+            QpSettings s) throws VerbsException {
         IbvQpAttr attr = new IbvQpAttr().qpState(IbvQpState.INIT).pkeyIndex(0).portNum(1)
                 .qpAccessFlags(s.access);
         qp.modifyQp(attr, IbvQpAttr.MASK_INIT);
         attr = new IbvQpAttr().qpState(IbvQpState.RTR).pathMtu(env.mtu()).destQpNum(peerQpn)
                 .rqPsn(rqPsn).maxDestRdAtomic(s.maxRdAtomic).minRnrTimer(s.minRnrTimer);
-        attr.ahAttr().dgid(peer.vnics().get(0).address()).sgidIndex(0).udpPort(peer.udpPort());
+        attr.ahAttr().dgid(peer.vnics().get(0).address()).sgidIndex(sgidIndex(local))
+                .udpPort(peer.udpPort());
         qp.modifyQp(attr, IbvQpAttr.MASK_RTR);
         attr = new IbvQpAttr().qpState(IbvQpState.RTS).sqPsn(sqPsn).timeout(s.timeout)
                 .retryCnt(s.retryCnt).rnrRetry(s.rnrRetry).maxRdAtomic(s.maxRdAtomic);

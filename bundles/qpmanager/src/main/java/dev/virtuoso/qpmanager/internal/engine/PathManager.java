@@ -261,14 +261,15 @@ final class PathManager {
         s.remotePsn = m.psn();
         s.remoteUdpPort = m.udpPort();
         s.mtu = Math.min(options.mtu(), m.mtu());
+        // the peer destroyed its old QP before answering: our abandoned attempts can no longer land,
+        // even if our new QP cannot be connected (e.g. our address of the path is gone)
+        decomposition.pathFenced(s.id);
         try {
             QpBuilder.connect(s, options);
         } catch (VerbsException e) {
             s.nextRepairAt = table.nowNanos() + s.repairDelayNanos;
             return;
         }
-        // the peer destroyed its old QP before answering: our abandoned attempts can no longer land
-        decomposition.pathFenced(s.id);
         s.completedAtRepair = table.chunksCompleted(s.id);
         lifecycle.repaired(s.id);
         send(Protocol.PATH_READY, new PathRef(s.qp.qpNum())::encode);

@@ -15,8 +15,9 @@ mp_run() {
     timeout 420 "${GUEST_JAVA[@]}" -cp "$GUEST_CP" dev.virtuoso.itests.rxe.MpPeer --side guest --provider ibv \
         --device "$RXE_DEV" --netdev "$RXE_NETDEV" --plan ./plan --cases "$1" --size "$RXE_MP_SIZE" \
         --local-ips "$RXE_GUEST_IP,$RXE_GUEST_IP2,$RXE_GUEST_IP3,$RXE_GUEST_IP4" \
-        --remote-ips "$RXE_HOST_IP,$RXE_HOST_IP2,$RXE_HOST_IP3,$RXE_HOST_IP4" >"/tmp/mp-$2.out" 2>&1 || rc=$?
-    cat "/tmp/mp-$2.out"
+        --remote-ips "$RXE_HOST_IP,$RXE_HOST_IP2,$RXE_HOST_IP3,$RXE_HOST_IP4" 2>&1 | tee "/tmp/mp-$2.out"
+    # live on the console, so a run stopped from outside still shows how far it got (MP-STALL dumps)
+    rc=${PIPESTATUS[0]}
     say "MpPeer cases $1: exit $rc after $(( $(date +%s) - t0 )) s"
     [ "$rc" = 0 ] || fail "MpPeer (guest, cases $1) failed: exit $rc"
     rxe_counter_pairs >/tmp/c.after

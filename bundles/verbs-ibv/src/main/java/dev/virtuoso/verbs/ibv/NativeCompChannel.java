@@ -15,6 +15,12 @@ import java.util.concurrent.TimeUnit;
  * A completion channel. Its file descriptor is made non-blocking; {@link #getCqEvent} waits with
  * poll(2) in slices so an interrupt is noticed within {@link #SLICE_MILLIS}. State for the
  * waiting thread (pollfd, out-pointers, errno) is allocated once.
+ *
+ * <p>Two locks: the channel's monitor is held by the waiting thread for its whole wait (it owns the
+ * out-pointers), {@link #cqsLock} only around the table of attached CQs and the non-blocking read
+ * of one event. Creating or destroying a CQ of this channel takes only {@code cqsLock}, so it
+ * never waits for a waiter that loops on the channel (one monitor for both starved
+ * {@code ibv_create_cq} on the agent thread while the event thread re-entered its wait).
  */
 final class NativeCompChannel implements IbvCompChannel {
     static final int SLICE_MILLIS = 100;
@@ -31,6 +37,8 @@ final class NativeCompChannel implements IbvCompChannel {
     private final MemorySegment cqOut;
     private final MemorySegment cqContextOut;
     private final MemorySegment errno;
+    /** Guards {@link #cqs} and the read of one event with its lookup; never held while waiting. */
+    final Object cqsLock = new Object();
     private volatile NativeCq[] cqs = new NativeCq[0];
     private volatile boolean closed;
 
@@ -70,14 +78,18 @@ final class NativeCompChannel implements IbvCompChannel {
         }
     }
 
-    synchronized void attach(NativeCq cq) {
-        NativeCq[] old = cqs;
-        NativeCq[] n = java.util.Arrays.copyOf(old, old.length + 1);
-        n[old.length] = cq;
-        cqs = n;
+    void attach(NativeCq cq) {
+        synchronized (cqsLock) {
+            NativeCq[] old = cqs;
+            NativeCq[] n = java.util.Arrays.copyOf(old, old.length + 1);
+            n[old.length] = cq;
+            cqs = n;
+        }
     }
 
-    synchronized void detach(NativeCq cq) {
+    /** Caller holds {@link #cqsLock}, so no event of {@code cq} is read between this and its destruction. */
+    void detach(NativeCq cq) {
+        assert Thread.holdsLock(cqsLock);
         cqs = java.util.Arrays.stream(cqs).filter(c -> c != cq).toArray(NativeCq[]::new);
     }
 
@@ -92,17 +104,21 @@ final class NativeCompChannel implements IbvCompChannel {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                int rc = (int) context.lib.getCqEvent.invokeExact(errno, channel, cqOut, cqContextOut);
-                if (rc == 0) {
-                    MemorySegment fired = cqOut.get(ADDRESS, 0);
-                    for (NativeCq cq : cqs) {
-                        if (cq.cq.address() == fired.address()) {
-                            cq.eventDelivered();
-                            return cq;
+                int rc;
+                synchronized (cqsLock) {
+                    // the fd is non-blocking: this read never waits
+                    rc = (int) context.lib.getCqEvent.invokeExact(errno, channel, cqOut, cqContextOut);
+                    if (rc == 0) {
+                        MemorySegment fired = cqOut.get(ADDRESS, 0);
+                        for (NativeCq cq : cqs) {
+                            if (cq.cq.address() == fired.address()) {
+                                cq.eventDelivered();
+                                return cq;
+                            }
                         }
+                        // not reachable while CQs detach under cqsLock before ibv_destroy_cq
+                        return null;
                     }
-                    // a CQ destroyed meanwhile: its event is acknowledged by nobody; report a spurious wake-up
-                    return null;
                 }
                 int e = LibIbverbs.errno(errno);
                 if (e != VerbsException.EAGAIN) {

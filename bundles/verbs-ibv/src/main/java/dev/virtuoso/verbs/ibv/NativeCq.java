@@ -132,8 +132,9 @@ final class NativeCq implements IbvCq {
         unacked.incrementAndGet();
     }
 
+    /** Synchronized with {@link #close}: an event is acknowledged once, never after destruction. */
     @Override
-    public void ackCqEvents(int count) {
+    public synchronized void ackCqEvents(int count) {
         if (count <= 0 || closed) {
             return;
         }
@@ -160,9 +161,19 @@ final class NativeCq implements IbvCq {
             return;
         }
         closed = true;
-        if (channel != null) {
-            channel.detach(this);
+        if (channel == null) {
+            destroy();
+            return;
         }
+        // under the channel's CQ lock (never held while its waiter waits): no event of this CQ can
+        // be read between detaching and ibv_destroy_cq, which drops the kernel's queued events
+        synchronized (channel.cqsLock) {
+            channel.detach(this);
+            destroy();
+        }
+    }
+
+    private void destroy() {
         int outstanding = unacked.getAndSet(0);
         if (outstanding > 0) {
             // ibv_destroy_cq would wait forever for these acknowledgements

@@ -29,8 +29,10 @@ import java.util.Map;
  * <pre>
  * MpPeer --side guest|host --provider ibv|soft --device NAME --local-ips A,B,.. --remote-ips X,Y,..
  *        --plan FILE [--cases FIRST-LAST] [--size BYTES] [--port 18600] [--netdev eth0] [--ack-timeout 23]
- *        [--wait-seconds 180]
+ *        [--wait-seconds 180] [--stall-dump-seconds 90]
  * </pre>
+ * {@code --stall-dump-seconds}: after that long without an output line, print every thread's stack
+ * ({@code MP-STALL} lines, {@link StallWatchdog}); diagnostics only, nothing is stopped.
  * {@code --wait-seconds}: how long a server waits for its client and a client retries connecting
  * (the host's first wait includes the guest's boot).
  * {@code --cases}: run only plan lines FIRST..LAST (1-based), e.g. so the guest can read rxe's
@@ -66,7 +68,11 @@ public final class MpPeer {
             System.err.println("MpPeer: --cases " + a.get("cases") + " outside 1-" + plan.size());
             System.exit(2);
         }
-        System.exit(run(plan, first - 1, last, s, System.out) ? 0 : 1);
+        boolean ok;
+        try (StallWatchdog w = new StallWatchdog(System.out, Integer.parseInt(a.getOrDefault("stall-dump-seconds", "90")))) {
+            ok = run(plan, first - 1, last, s, w.stream());
+        }
+        System.exit(ok ? 0 : 1);
     }
 
     /** @return true if every case in [from, to) passed on this side */

@@ -167,6 +167,44 @@ public abstract class QueueConformance extends ConformanceBase {
         assertNull(ch.getCqEvent(50, TimeUnit.MILLISECONDS), "solicited-only fired for a WRITE");
     }
 
+    /**
+     * A CQ can be created on, and destroyed off, a channel while another thread waits on it (the
+     * engine has one waiter per shared channel and makes connections' CQs meanwhile). The waiter's
+     * single wait is longer than the bound, so an implementation whose create or destroy waits for
+     * the waiter fails here.
+     */
+    @Test
+    void cqsComeAndGoWhileAnotherThreadWaitsOnTheChannel() throws Exception {
+        IbvCompChannel ch = rig.own(rig.a.createCompChannel());
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread waiter = new Thread(() -> {
+            while (!stop.get()) {
+                try {
+                    ch.getCqEvent(30, TimeUnit.SECONDS);
+                } catch (VerbsException | InterruptedException e) {
+                    return;
+                }
+            }
+        }, "conformance-channel-waiter");
+        waiter.setDaemon(true);
+        waiter.start();
+        try {
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+                Thread.sleep(50); // let the waiter enter its wait
+                for (int i = 0; i < 8; i++) {
+                    IbvCq cq = rig.a.createCq(16, ch);
+                    cq.reqNotifyCq(false);
+                    cq.close();
+                }
+            }, "CQ create/destroy blocked by the channel's waiter");
+        } finally {
+            stop.set(true);
+            waiter.interrupt();
+            waiter.join(5000);
+        }
+        assertTrue(!waiter.isAlive(), "the waiter noticed its interrupt");
+    }
+
     @Test
     void errorCompletionFiresASolicitedOnlyArming() throws Exception {
         assumeSupported(Feature.ERROR_COMPLETION_IS_SOLICITED);

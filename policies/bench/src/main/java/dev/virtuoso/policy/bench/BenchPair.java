@@ -109,7 +109,8 @@ final class BenchPair implements AutoCloseable {
         links.get(path).configure(LinkSpec.parse(spec));
     }
 
-    private static InetAddress ip(String s) {
+    /** @param s a literal address @return it, parsed */
+    static InetAddress ip(String s) {
         try {
             return InetAddress.getByName(s);
         } catch (UnknownHostException e) {

@@ -2,7 +2,6 @@ package dev.virtuoso.policy.bench;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +40,8 @@ final class LatencyRig implements AutoCloseable {
 
     LatencyRig(boolean fabric, int paths) {
         for (int i = 0; i < paths; i++) {
-            a.add(ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
-            b.add(ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
+            a.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
+            b.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
         }
         if (fabric) {
             network = new FabricNetwork("latency-bench", 1);
@@ -82,14 +81,6 @@ final class LatencyRig implements AutoCloseable {
         open.add(client);
         open.add(server);
         return new MultipathConnection[] {client, server};
-    }
-
-    static InetAddress ip(String s) {
-        try {
-            return InetAddress.getByName(s);
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException(e);
-        }
     }
 
     @Override

@@ -46,8 +46,8 @@ public interface Reassembly extends AutoCloseable {
 
     /**
      * A path QP was created with {@link #configureQp} and moved to INIT. Without SRQ it gets its own
-     * set of slots, posted now if {@link #start} was called, else at {@code start}; with an SRQ
-     * nothing happens. Call before the QP can receive (before RTR).
+     * set of slots, posted now; with an SRQ nothing happens. Call before the QP can receive (before
+     * RTR).
      *
      * @param qp the new QP
      * @throws dev.virtuoso.spi.verbs.VerbsException if the slot memory cannot be registered or the
@@ -70,13 +70,17 @@ public interface Reassembly extends AutoCloseable {
     ReassemblyConfig config();
 
     /**
-     * Sets the peer's sizes (from the handshake) and posts the slots. Call once, before any other
-     * method but {@link #srq()}, {@link #configureQp}, {@link #attachQp} and {@link #detachQp}.
+     * Sets the peer's sizes (from the handshake). Call once, before any other method but
+     * {@link #srq()}, {@link #configureQp}, {@link #attachQp} and {@link #detachQp}. The receive
+     * slots are already posted by then: an SRQ's when the reassembly is created, a QP's own set
+     * when the QP is attached, so the peer's first small message, which may follow the handshake
+     * at once, always finds one.
      *
      * @param peerMaxReceives the peer's {@link ReassemblyConfig#maxReceives()}
      * @param peerSlots the peer's slot count
      * @param peerSlotBytes the peer's slot size
-     * @throws dev.virtuoso.spi.verbs.VerbsException if the slots cannot be posted
+     * @throws dev.virtuoso.spi.verbs.VerbsException from a provider that posts anything here (the
+     *     built-in one posts its slots earlier)
      */
     void start(int peerMaxReceives, int peerSlots, int peerSlotBytes) throws dev.virtuoso.spi.verbs.VerbsException;
 

@@ -136,14 +136,17 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         peerSlots = peerSlotCount;
         credits = peerSlotCount;
         peerSlotBytes = peerSlotSize;
-        if (sets != null) {
-            sets.start();
-        } else {
-            for (int slot = 0; slot < config.slots(); slot++) {
-                postSlot(slot);
-            }
-        }
         started = true;
+    }
+
+    /**
+     * Posts every SRQ slot: at creation, before the handshake ends, since the peer may send its
+     * first small message as soon as it has our READY/ACCEPT (a missing slot would be an RNR NAK).
+     */
+    void postSrqSlots() throws VerbsException {
+        for (int slot = 0; slot < config.slots(); slot++) {
+            postSlot(slot);
+        }
     }
 
     private void postSlot(int slot) throws VerbsException {

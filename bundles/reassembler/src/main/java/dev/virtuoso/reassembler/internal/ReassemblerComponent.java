@@ -33,7 +33,14 @@ public final class ReassemblerComponent implements Reassembler {
             mr.close();
             throw e;
         }
-        return new DefaultReassembly(config, srq, mr, slab, outbox);
+        DefaultReassembly r = new DefaultReassembly(config, srq, mr, slab, outbox);
+        try {
+            r.postSrqSlots();
+        } catch (VerbsException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+        return r;
     }
 
     @Override

@@ -61,7 +61,6 @@ final class SlotSets {
     private final int slotBytes;
     private final List<SlotSet> sets = new ArrayList<>();
     private final IbvRecvWr wr = new IbvRecvWr(1);
-    private boolean started;
     private long retirements;
 
     /** @param tag the wr_id tag the engine assigned to the reassembly */
@@ -72,16 +71,17 @@ final class SlotSets {
         this.slotBytes = slotBytes;
     }
 
-    /** Gives {@code qp} a set; posts it at once if the reassembly has started. */
+    /**
+     * Gives {@code qp} (in INIT) a set and posts it at once: before the handshake ends, since the
+     * peer may send as soon as the connection is set up (a missing slot would be an RNR NAK).
+     */
     void attach(IbvQp qp) throws VerbsException {
         SlotSet s = freeSet();
         s.generation = (s.generation + 1) & 0xFFFF;
         s.qp = qp;
         s.retired = false;
         s.outstanding = 0;
-        if (started) {
-            postAll(s);
-        }
+        postAll(s);
     }
 
     /** The QP is (being) destroyed: its set is no longer reposted and is reused once settled. */
@@ -92,16 +92,6 @@ final class SlotSets {
                 retire(s);
                 reclaimLingering();
                 return;
-            }
-        }
-    }
-
-    /** Posts every attached QP's slots (the reassembly starts). */
-    void start() throws VerbsException {
-        started = true;
-        for (SlotSet s : sets) {
-            if (s.qp != null && !s.retired) {
-                postAll(s);
             }
         }
     }

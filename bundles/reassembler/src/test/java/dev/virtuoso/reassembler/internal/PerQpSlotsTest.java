@@ -81,6 +81,35 @@ class PerQpSlotsTest {
     }
 
     @Test
+    void withAnSrqTheComponentPostsEverySlotWhenItCreatesTheReassembly() throws Exception {
+        ReassemblyHarness.MemorySrq srq = new ReassemblyHarness.MemorySrq();
+        IbvPd srqPd = (IbvPd) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {IbvPd.class},
+                (proxy, m, args) -> switch (m.getName()) {
+                    case "regMr" -> new MemoryMr((ByteBuffer) args[0], 0x100000L);
+                    case "createSrq" -> srq;
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+        Reassembly r = new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", 16, SLOTS, SLOT_BYTES, 128,
+                2L << 60), srqPd, new ReassemblyOutbox() {
+                    @Override
+                    public ByteBuffer claim() {
+                        return ByteBuffer.allocate(2048);
+                    }
+
+                    @Override
+                    public void commit(ByteBuffer body) {
+                        control.add(body);
+                    }
+                }, new IbvDeviceAttr().maxSrq(1));
+        // before the handshake ends (start): the peer's first small SEND must never meet an empty SRQ
+        assertEquals(SLOTS, srq.posted.size(), "every slot posted at creation");
+        r.start(16, SLOTS, SLOT_BYTES);
+        assertEquals(SLOTS, srq.posted.size(), "start posts nothing more");
+        r.close();
+        assertTrue(srq.closed);
+    }
+
+    @Test
     void everyQpGetsAFullSetOfItsOwnAndConsumedSlotsGoBackToIt() throws Exception {
         Reassembly r = newReassembly();
         assertNull(r.srq());
@@ -92,10 +121,12 @@ class PerQpSlotsTest {
         Rq q2 = new Rq();
         r.attachQp(q1.qp);
         r.attachQp(q2.qp);
-        assertEquals(0, q1.posted.size() + q2.posted.size(), "nothing posted before start");
+        // posted at attach (INIT), before the handshake ends: the peer's first SEND must find them (no RNR)
+        assertEquals(SLOTS, q1.posted.size(), "posted when attached, before start");
+        assertEquals(SLOTS, q2.posted.size(), "posted when attached, before start");
         r.start(16, SLOTS, SLOT_BYTES);
-        assertEquals(SLOTS, q1.posted.size());
-        assertEquals(SLOTS, q2.posted.size());
+        assertEquals(SLOTS, q1.posted.size(), "start posts nothing more");
+        assertEquals(SLOTS, q2.posted.size(), "start posts nothing more");
         assertTrue(q1.posted.peekFirst()[1] != q2.posted.peekFirst()[1], "each QP has its own slot memory");
         Rq q3 = new Rq();
         r.attachQp(q3.qp);

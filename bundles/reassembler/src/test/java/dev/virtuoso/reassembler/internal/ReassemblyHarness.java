@@ -50,6 +50,11 @@ final class ReassemblyHarness {
             };
             r = new DefaultReassembly(new ReassemblyConfig(name, maxReceives, slots, slotBytes, splitThreshold, 2L << 60), srq,
                     slabMr, slab, out);
+            try {
+                r.postSrqSlots(); // as ReassemblerComponent does
+            } catch (dev.virtuoso.spi.verbs.VerbsException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         /** Lands a small SEND in the oldest posted slot, as the RNIC would, and handles its CQE. */

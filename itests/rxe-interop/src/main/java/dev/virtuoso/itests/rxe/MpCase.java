@@ -13,6 +13,7 @@ import dev.virtuoso.api.PathStats;
 import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
+import dev.virtuoso.qpmanager.internal.engine.MpConnection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,8 +33,10 @@ import java.util.concurrent.TimeUnit;
  * source (server, a pattern) / target (client), V = [5S, 6S) SEND source / receive area (8
  * messages of S/8), then a control area. The client waits for the server's HELLO (its region as a
  * {@link RemoteMemory}), then runs MP_WRITE, MP_READ and 8 MP_SENDs (with {@code cut}: four WRITEs
- * of S and the SENDs at once, and the guest removes its address of the cut path while they run),
- * then sends DONE. The server then checks what it received. Both sides derive the patterns from the
+ * of S and the SENDs at once, and the guest removes its address of the cut path while they run;
+ * once the address is gone the client writes the four WRITEs again, so the cut path surely carries
+ * chunks that cannot arrive: a guest client right after its {@code ip addr del}, a host client when
+ * the guest server's CUT notice, a SEND posted after its {@code ip addr del}, arrives), then sends DONE. The server then checks what it received. Both sides derive the patterns from the
  * case label, so no data is exchanged for checking. Lines: {@code MP-CHECK label what ok|FAIL},
  * {@code MP-RATE label op MiB/s}, {@code MP-PATHS label ...}.
  */
@@ -45,6 +48,8 @@ final class MpCase {
 
     private static final int SENDS = 8;
     private static final long DONE_MAGIC = 0x444f4e455f4d5021L;
+    private static final long CUT_MAGIC = 0x4355545f50415448L;
+    private static final long CUT_ID = 300;
     private static final EnumSet<Access> ALL = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
 
     private final Connector connector;
@@ -97,6 +102,9 @@ final class MpCase {
                         + "->" + p.remoteAddress().getHostAddress() + " " + p.state() + " bytes " + p.bytesCompleted()
                         + " chunks " + p.chunksCompleted() + " failed " + p.chunksFailed() + " retransmissions "
                         + p.retransmissions());
+            }
+            if (!ok && conn instanceof MpConnection m) {
+                out.println("MP-LOG " + c.label() + " connection " + m.describe());
             }
             if (c.cutPath() >= 0) {
                 PathStats cut = conn.pathStats().get(c.cutPath());
@@ -168,11 +176,22 @@ final class MpCase {
         if (cut) {
             Thread.sleep(300);
             ip("del", c.cutPath());
+            // tells the client the path is gone, so it sends WRITEs across the cut (its own traffic
+            // may have ended before the address went: ip runs slowly in an emulated guest)
+            buf.putLong(ctrl + 128, CUT_MAGIC);
+            conn.postSend(CUT_ID, mr, ctrl + 128, 8);
         }
-        for (int i = 0; i < SENDS; i++) {
+        int receives = 0;
+        for (boolean cutSent = !cut; receives < SENDS || !cutSent; ) {
             MpCompletion done = await(conn);
-            check("receive " + i + " in order, " + msg + " bytes (" + done + ")", done.wrId() == 100 + i
+            if (done.wrId() == CUT_ID) {
+                check("CUT notice sent (" + done + ")", done.status() == MpStatus.SUCCESS && done.opcode() == MpOpcode.SEND);
+                cutSent = true;
+                continue;
+            }
+            check("receive " + receives + " in order, " + msg + " bytes (" + done + ")", done.wrId() == 100 + receives
                     && done.status() == MpStatus.SUCCESS && done.opcode() == MpOpcode.RECV && done.byteLength() == msg);
+            receives++;
         }
         MpCompletion done = await(conn);
         check("DONE received (" + done + ", magic " + Long.toHexString(buf.getLong(ctrl)) + ")", done.wrId() == 200 && done.status() == MpStatus.SUCCESS && done.byteLength() == 8
@@ -191,6 +210,9 @@ final class MpCase {
         int msg = size / SENDS;
         fill(buf, 5 * size, size, seed('V'));
         boolean cut = c.cutPath() >= 0;
+        if (cut && !s.guest()) {
+            conn.postRecv(nextId++, mr, ctrl + 128, 64);
+        }
         if (!cut) {
             fill(buf, 0, size, seed('W'));
             long t0 = System.nanoTime();
@@ -215,12 +237,20 @@ final class MpCase {
             for (int i = 0; i < SENDS; i++) {
                 conn.postSend(nextId++, mr, 5L * size + (long) i * msg, msg);
             }
+            int expected = 4 + SENDS;
             if (s.guest()) {
                 Thread.sleep(300);
                 ip("del", c.cutPath());
+                expected += writeAcrossCut(conn, mr, remote);
             }
-            for (int i = 0; i < 4 + SENDS; i++) {
+            for (int i = 0; i < expected; i++) {
                 MpCompletion d = await(conn);
+                if (d.opcode() == MpOpcode.RECV) { // the server's CUT notice (host client only)
+                    check("CUT notice received (" + d + ")", d.status() == MpStatus.SUCCESS && d.byteLength() == 8
+                            && buf.getLong(ctrl + 128) == CUT_MAGIC);
+                    expected += 1 + writeAcrossCut(conn, mr, remote);
+                    continue;
+                }
                 check("completion " + i + " across the cut (" + d + ")", d.status() == MpStatus.SUCCESS);
             }
             rate("MP_WRITE+MP_SEND across the cut", 5L * size, t0);
@@ -234,6 +264,20 @@ final class MpCase {
         conn.postSend(nextId++, mr, ctrl + 64, 8);
         expect(conn, MpOpcode.SEND, 8);
         return cut && s.guest();
+    }
+
+    /**
+     * Posts WRITEs of the whole W area again once the cut path's address is gone, so the cut path
+     * certainly gets chunks that cannot arrive (round robin spreads every WRITE over all paths).
+     *
+     * @return the number of completions to expect
+     */
+    private int writeAcrossCut(MultipathConnection conn, MemoryRegion mr, RemoteMemory remote) throws VirtuosoException {
+        out.println("MP-LOG writes after the cut at " + System.currentTimeMillis());
+        for (int i = 0; i < 4; i++) {
+            conn.postWrite(nextId++, mr, (long) i * size, size, remote, (long) i * size);
+        }
+        return 4;
     }
 
     /** Removes or restores the guest's address of a path (ip addr del/add ADDR/24 dev NETDEV). */

@@ -108,6 +108,8 @@ final class ConnectionEngine {
     private volatile boolean closeRequested;
     private volatile long closeDeadline;
     private volatile List<PathStats> finalStats = List.of();
+    /** {@link #describe()} at teardown, before anything was flushed: what an ended connection last held. */
+    private volatile String finalDescription = "";
     // ---- the agent's bookkeeping of this engine (agent thread only)
     boolean running;
     boolean timed;
@@ -246,6 +248,10 @@ final class ConnectionEngine {
 
     List<PathStats> finalStats() {
         return finalStats;
+    }
+
+    String finalDescription() {
+        return finalDescription;
     }
 
     boolean finished() {
@@ -594,16 +600,27 @@ final class ConnectionEngine {
         if (closeRequested) {
             closeNoticed = true; // from now on the drain deadline is this engine's timer
         }
+        if (!peerDisconnected && channel.state() != ControlChannel.OPEN) {
+            // the I/O thread may have queued the peer's last frames (reports, DISCONNECT) together
+            // with the end of stream after this cycle read the ring: read them before judging
+            while (readControl() > 0) {
+                // every frame up to the end of stream
+            }
+        }
         if (fatal != null) {
             teardown(ConnectionState.FAILED, fatal, true);
             return true;
         }
-        if (peerDisconnected) {
-            teardown(ConnectionState.CLOSED, "peer disconnected", false);
-            return true;
-        }
-        if (channel.state() != ControlChannel.OPEN) {
-            teardown(ConnectionState.FAILED, "peer gone: " + channel.failure(), false);
+        if (peerDisconnected || channel.state() != ControlChannel.OPEN) {
+            // what the peer sent before it went is in our CQ (its SEND completed only once our RNIC
+            // had placed it): take it before receives are flushed
+            pollCq();
+            reassembly.deliver(recvSink);
+            if (peerDisconnected) {
+                teardown(ConnectionState.CLOSED, "peer disconnected", false);
+            } else {
+                teardown(ConnectionState.FAILED, "peer gone: " + channel.failure(), false);
+            }
             return true;
         }
         if (closeRequested && (drained() || now - closeDeadline >= 0)) {
@@ -626,6 +643,7 @@ final class ConnectionEngine {
     /** Flushes every unfinished request, tells the peer, releases every resource. */
     private void teardown(ConnectionState end, String reason, boolean tellPeer) {
         try {
+            finalDescription = describe();
             conn.stopPosting(ConnectionState.CLOSING);
             RequestRing.Request q;
             while ((q = conn.requests.peek()) != null) {

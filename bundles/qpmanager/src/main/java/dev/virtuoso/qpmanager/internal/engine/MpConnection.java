@@ -418,7 +418,7 @@ public final class MpConnection implements MultipathConnection {
     /** @return the engine's state in one line, for diagnostics */
     public String describe() {
         if (engine.finished()) {
-            return state + " (" + endReason + ")";
+            return state + " (" + endReason + ") at the end: " + engine.finalDescription();
         }
         CompletableFuture<String> f = new CompletableFuture<>();
         engine.command(e -> f.complete(e.describe()));

@@ -93,6 +93,40 @@ class DisconnectTest {
         }
     }
 
+    /**
+     * The sender disconnects the moment its SENDs completed: the receiver must still deliver both
+     * (the small one's CQE is in its CQ, the large one's report precedes the DISCONNECT in the
+     * control stream, which may end before the receiver's engine read it) and end CLOSED.
+     */
+    @Test
+    void messagesSentJustBeforeTheSenderDisconnectsAreDelivered() throws Exception {
+        try (Fabric f = new Fabric("rate=10g", "rate=10g")) {
+            for (int round = 0; round < 25; round++) {
+                Pair p = new Pair(f.connect(Fabric.options(), Fabric.options()), 1 << 20);
+                p.server.postRecv(1, p.serverMr, 0, 64);
+                p.server.postRecv(2, p.serverMr, 4096, 512 << 10);
+                p.fill(p.clientBuf, 0, 64);
+                p.fill(p.clientBuf, 4096, 512 << 10);
+                p.client.postSend(1, p.clientMr, 0, 64);
+                p.client.postSend(2, p.clientMr, 4096, 512 << 10);
+                Pair.assertOk(Pair.await(p.client), MpOpcode.SEND, 64);
+                Pair.assertOk(Pair.await(p.client), MpOpcode.SEND, 512 << 10);
+                p.client.disconnect(5, TimeUnit.SECONDS);
+                MpCompletion small = Pair.await(p.server);
+                assertEquals(MpStatus.SUCCESS, small.status(), "round " + round + ": " + small);
+                assertEquals(1, small.wrId());
+                MpCompletion large = Pair.await(p.server);
+                assertEquals(MpStatus.SUCCESS, large.status(), "round " + round + ": " + large);
+                assertEquals(512 << 10, large.byteLength());
+                Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, 64);
+                Pair.assertSame(p.clientBuf, 4096, p.serverBuf, 4096, 512 << 10);
+                awaitState(p.server, ConnectionState.CLOSED);
+                p.server.close();
+                f.listener().close();
+            }
+        }
+    }
+
     @Test
     void disconnectWithTimeToDrainCompletesEverything() throws Exception {
         try (Fabric f = new Fabric("rate=1g", "rate=1g")) {

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
@@ -90,6 +91,11 @@ public final class ConnectorComponent implements MultipathConnector {
         @AttributeDefinition(description = "Engine agents (threads) serving all connections; 0: the machine's "
                 + "processors, at most 4. Read when the component activates")
         int engineAgents() default 0;
+
+        @AttributeDefinition(description = "How long a connection stays polled (its engine agent spinning) after "
+                + "its last data-path work before it may go quiet, microseconds; 0: at once. Read when the "
+                + "component activates", min = "0")
+        long engineSpinMicros() default EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS / 1000;
 
         @AttributeDefinition(description = "Longest wait for the engine agents to stop when the component "
                 + "deactivates, ms", min = "1")
@@ -200,7 +206,11 @@ public final class ConnectorComponent implements MultipathConnector {
         BootstrapLimits limits = bootstrapLimits(config);
         byte[] s = secret(config);
         int agents = engineAgents(config);
-        engines = new EngineGroup(agents);
+        if (config.engineSpinMicros() < 0) {
+            throw new IllegalArgumentException("engineSpinMicros of " + PID + " must be 0 or more: "
+                    + config.engineSpinMicros());
+        }
+        engines = new EngineGroup(agents, TimeUnit.MICROSECONDS.toNanos(config.engineSpinMicros()));
         engineStopMillis = config.engineStopMillis();
         Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines,
                 config.controlThreads());

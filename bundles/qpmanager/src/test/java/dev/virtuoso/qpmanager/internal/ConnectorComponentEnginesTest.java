@@ -62,11 +62,15 @@ class ConnectorComponentEnginesTest {
     }
 
     private ConnectorComponent component(int engineAgents) throws Exception {
+        return component(Map.of("publishConnections", false, "engineAgents", engineAgents));
+    }
+
+    private ConnectorComponent component(Map<String, Object> config) throws Exception {
         ConnectorComponent c = new ConnectorComponent();
         set(c, "decomposer", new DecomposerComponent());
         set(c, "reassembler", new ReassemblerComponent());
         c.addProvider(provider, Map.of(VerbsProvider.PROVIDER_PROPERTY, "soft"));
-        c.activate(config(Map.of("publishConnections", false, "engineAgents", engineAgents)), null);
+        c.activate(config(config), null);
         return c;
     }
 
@@ -124,6 +128,38 @@ class ConnectorComponentEnginesTest {
     void aNegativeCountIsRefusedBeforeAnyThreadStarts() throws Exception {
         Set<Thread> before = engineThreads();
         assertThrows(IllegalArgumentException.class, () -> component(-1));
+        Set<Thread> after = engineThreads();
+        after.removeAll(before);
+        assertEquals(Set.of(), after, "no engine thread started");
+    }
+
+    @Test
+    void engineSpinMicrosSetsTheBackoffWindow() throws Exception {
+        ConnectorComponent c = component(Map.of("publishConnections", false, "engineSpinMicros", 0L));
+        try {
+            assertEquals(0, c.engines().activeSpinNanos());
+        } finally {
+            c.deactivate();
+        }
+        c = component(Map.of("publishConnections", false, "engineSpinMicros", 1500L));
+        try {
+            assertEquals(1_500_000, c.engines().activeSpinNanos());
+        } finally {
+            c.deactivate();
+        }
+        c = component(Map.of("publishConnections", false));
+        try {
+            assertEquals(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS, c.engines().activeSpinNanos());
+        } finally {
+            c.deactivate();
+        }
+    }
+
+    @Test
+    void aNegativeBackoffWindowIsRefusedBeforeAnyThreadStarts() throws Exception {
+        Set<Thread> before = engineThreads();
+        assertThrows(IllegalArgumentException.class,
+                () -> component(Map.of("publishConnections", false, "engineSpinMicros", -1L)));
         Set<Thread> after = engineThreads();
         after.removeAll(before);
         assertEquals(Set.of(), after, "no engine thread started");

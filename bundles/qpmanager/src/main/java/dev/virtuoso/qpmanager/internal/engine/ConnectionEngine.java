@@ -115,12 +115,16 @@ final class ConnectionEngine {
     boolean timed;
     int idleCycles;
     long timerAt;
+    /** End of the backoff window opened by the last data-path work (agent's clock). */
+    long activeUntil;
     // ---- engine state
     private boolean peerDisconnected;
     private boolean controlBlocked;
     private boolean closeNoticed;
     private String fatal;
     private long unknownCompletions;
+    /** Requests taken or completions polled since {@link #takeDataWork()} last looked. */
+    private boolean dataWork;
 
     /**
      * Assembles the connection from what its set-up produced: control channel, path manager, path
@@ -327,6 +331,13 @@ final class ConnectionEngine {
         return ended;
     }
 
+    /** Agent thread: true if the duty cycles since the last call took requests or polled completions. */
+    boolean takeDataWork() {
+        boolean d = dataWork;
+        dataWork = false;
+        return d;
+    }
+
     /** @return true if the CQ was armed now (poll once more before going quiet), false if it already was */
     boolean armCq() {
         if (armed) {
@@ -405,8 +416,9 @@ final class ConnectionEngine {
             int work = monitor.tick(now);
             work += runCommands();
             work += readControl();
-            work += takeRequests();
-            work += pollCq();
+            int data = takeRequests() + pollCq();
+            dataWork |= data > 0;
+            work += data;
             work += monitor.probe();
             work += startSends();
             work += decomposition.schedule();

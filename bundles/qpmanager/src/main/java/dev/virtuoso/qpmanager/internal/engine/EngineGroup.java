@@ -25,6 +25,7 @@ public final class EngineGroup implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(EngineGroup.class.getName());
     private static final long DEFAULT_CLOSE_MILLIS = 5000;
 
+    private final long activeSpinNanos;
     private final EngineAgent[] agents;
     private final AgentRunner[] runners;
     private final Thread[] threads;
@@ -32,21 +33,41 @@ public final class EngineGroup implements AutoCloseable {
     private final AtomicLong errors = new AtomicLong();
     private volatile boolean closed;
 
+    /** Backoff window after data-path work when none is configured (see {@link #EngineGroup(int, long)}). */
+    public static final long DEFAULT_ACTIVE_SPIN_NANOS = EngineAgent.ACTIVE_SPIN_NANOS;
+
     /** @param size number of agents (threads), at least 1 */
     public EngineGroup(int size) {
-        this(size, EngineAgent.WAKE_QUEUE);
+        this(size, EngineAgent.WAKE_QUEUE, DEFAULT_ACTIVE_SPIN_NANOS);
+    }
+
+    /**
+     * @param size number of agents (threads), at least 1
+     * @param activeSpinNanos how long a connection stays running (its agent spinning, its CQ polled)
+     *     after its last data-path work before it may go quiet; 0: after a few idle duty cycles
+     */
+    public EngineGroup(int size, long activeSpinNanos) {
+        this(size, EngineAgent.WAKE_QUEUE, activeSpinNanos);
     }
 
     /** @param wakeQueue capacity of each agent's wake-up queue (tests make it small to overflow it) */
-    EngineGroup(int size, int wakeQueue) {
+    static EngineGroup withWakeQueue(int size, int wakeQueue) {
+        return new EngineGroup(size, wakeQueue, DEFAULT_ACTIVE_SPIN_NANOS);
+    }
+
+    private EngineGroup(int size, int wakeQueue, long activeSpinNanos) {
         if (size < 1) {
             throw new IllegalArgumentException("an engine group needs at least one agent: " + size);
         }
+        if (activeSpinNanos < 0) {
+            throw new IllegalArgumentException("negative backoff window: " + activeSpinNanos);
+        }
+        this.activeSpinNanos = activeSpinNanos;
         agents = new EngineAgent[size];
         runners = new AgentRunner[size];
         threads = new Thread[size];
         for (int i = 0; i < size; i++) {
-            agents[i] = new EngineAgent(i, wakeQueue);
+            agents[i] = new EngineAgent(i, wakeQueue, activeSpinNanos);
             runners[i] = new AgentRunner(new EngineIdleStrategy(agents[i]), this::error, null, agents[i]);
         }
         for (int i = 0; i < size; i++) {
@@ -66,6 +87,11 @@ public final class EngineGroup implements AutoCloseable {
         }
         errors.incrementAndGet();
         LOG.log(System.Logger.Level.ERROR, "engine agent failure", t);
+    }
+
+    /** @return the backoff window after data-path work, nanoseconds */
+    public long activeSpinNanos() {
+        return activeSpinNanos;
     }
 
     /** @return the number of agents */
@@ -103,6 +129,15 @@ public final class EngineGroup implements AutoCloseable {
         long n = 0;
         for (EngineAgent a : agents) {
             n += a.duties();
+        }
+        return n;
+    }
+
+    /** @return times the agents parked so far (each ended by a wake-up from another thread or a timer) */
+    public long parks() {
+        long n = 0;
+        for (EngineAgent a : agents) {
+            n += a.parks();
         }
         return n;
     }

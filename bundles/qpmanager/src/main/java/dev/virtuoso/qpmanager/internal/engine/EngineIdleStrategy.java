@@ -3,10 +3,11 @@ package dev.virtuoso.qpmanager.internal.engine;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * How an engine agent idles: while a connection is running (had work a few cycles ago) it spins,
- * then yields, as Agrona's backoff strategy does, so a busy data path is not delayed; once every
- * connection is quiet it parks until a wake-up or the nearest timer ({@link EngineAgent#sleep}),
- * so quiet connections cost no CPU.
+ * How an engine agent idles: while a connection is running (had work a few cycles ago, or data-path
+ * work within the agent's backoff window) it spins, then yields, as Agrona's backoff strategy does,
+ * so a busy data path or a request-response exchange is not delayed by a park and a wake-up; once
+ * every connection is quiet it parks until a wake-up or the nearest timer
+ * ({@link EngineAgent#sleep}), so quiet connections cost no CPU.
  */
 final class EngineIdleStrategy implements IdleStrategy {
     private static final int SPINS = 16;

@@ -37,6 +37,12 @@ import dev.virtuoso.spi.verbs.VerbsException;
 public final class MpConnection implements MultipathConnection {
     private static final System.Logger LOG = System.getLogger(MpConnection.class.getName());
     private static final long COMMAND_TIMEOUT_MILLIS = 10_000;
+    /**
+     * How long {@link #awaitCompletion} polls before it blocks: a completion due within a round trip
+     * or so is taken without a wake-up by the engine thread (backoff: spin, then yield, then block).
+     */
+    static final long AWAIT_SPIN_NANOS = 50_000;
+    private static final int AWAIT_BUSY_SPINS = 64;
 
     private final String id;
     private final InetSocketAddress remoteBootstrap;
@@ -292,7 +298,20 @@ public final class MpConnection implements MultipathConnection {
             release(out);
             return true;
         }
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        long start = System.nanoTime();
+        long deadline = start + unit.toNanos(timeout);
+        long spinEnd = start + Math.min(AWAIT_SPIN_NANOS, unit.toNanos(timeout));
+        for (int spins = 0; spinEnd - System.nanoTime() > 0; spins++) {
+            if (completions.poll(out)) {
+                release(out);
+                return true;
+            }
+            if (spins < AWAIT_BUSY_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
         synchronized (waitLock) {
             waiters++;
             try {

@@ -251,7 +251,7 @@ class EngineGroupTest {
 
     @Test
     void aFullWakeQueueFallsBackToAScanAndLosesNoWakeUp() throws Exception {
-        EngineGroup engines = new EngineGroup(1, 2); // a wake-up queue of two for sixteen connection ends
+        EngineGroup engines = EngineGroup.withWakeQueue(1, 2); // a wake-up queue of two for sixteen connection ends
         try (Fabric f = new Fabric(CoreSettings.DEFAULTS, engines, "rate=0", "rate=0")) {
             List<Pair> pairs = open(f, 8, 64 * 1024);
             ExecutorService pool = Executors.newFixedThreadPool(8);

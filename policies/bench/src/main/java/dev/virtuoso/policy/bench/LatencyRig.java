@@ -16,6 +16,7 @@ import dev.virtuoso.policy.lb.adaptive.AdaptivePolicy;
 import dev.virtuoso.policy.lb.proportional.ProportionalPolicy;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
 import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
+import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
 import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
@@ -24,21 +25,24 @@ import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
 import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 
 /**
- * Two soft RNICs (devices a and b of one provider) with {@code paths} vNICs each, on the in-process
- * fabric (unshaped links) or on the UDP wire over loopback (a: 127.0.1.i, b: 127.0.2.i), and a
- * connector with the policies the binding ranks as the default (lb-adaptive, cc-fixed) registered
- * under their names. {@link #connect} makes one multipath connection; {@link #provider} also serves
- * the raw-verbs baseline on the same soft RNIC.
+ * Soft RNICs and a connector with the policies the binding ranks as the default (lb-adaptive,
+ * cc-fixed) registered under their names, on an engine group of the default size with the given
+ * backoff window. In one process ({@link #LatencyRig(boolean, int, long)}): devices a and b with
+ * {@code paths} vNICs each, on the in-process fabric (unshaped links) or on the UDP wire over
+ * loopback (a: 127.0.1.i, b: 127.0.2.i); {@link #connect} makes one multipath connection between
+ * them. For one end of a two-process run ({@link #device}): one device on the UDP wire. {@link
+ * #provider} also serves the raw-verbs baseline on the same soft RNIC.
  */
 final class LatencyRig implements AutoCloseable {
     final SoftVerbsProvider provider;
     final List<InetAddress> a = new ArrayList<>();
     final List<InetAddress> b = new ArrayList<>();
+    final EngineGroup engines;
+    final Connector connector;
     private final FabricNetwork network;
-    private final Connector connector;
     private final List<AutoCloseable> open = new ArrayList<>();
 
-    LatencyRig(boolean fabric, int paths) {
+    LatencyRig(boolean fabric, int paths, long spinNanos) {
         for (int i = 0; i < paths; i++) {
             a.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
             b.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
@@ -58,13 +62,33 @@ final class LatencyRig implements AutoCloseable {
             provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).udpPort(0).build(),
                     SoftRnicConfig.builder("b").addresses(b).udpPort(0).build());
         }
+        engines = new EngineGroup(EngineGroup.defaultSize(), spinNanos);
+        connector = connector(provider, engines);
+    }
+
+    private LatencyRig(SoftVerbsProvider provider, List<InetAddress> addresses, long spinNanos) {
+        this.network = null;
+        this.provider = provider;
+        a.addAll(addresses);
+        engines = new EngineGroup(EngineGroup.defaultSize(), spinNanos);
+        connector = connector(provider, engines);
+    }
+
+    /** One end of a two-process run: device {@code name} on the UDP wire (port 4791) over {@code addresses}. */
+    static LatencyRig device(String name, List<InetAddress> addresses, long spinNanos) {
+        return new LatencyRig(new SoftVerbsProvider(SoftRnicConfig.builder(name).addresses(addresses).build()),
+                addresses, spinNanos);
+    }
+
+    private static Connector connector(SoftVerbsProvider provider, EngineGroup engines) {
         PolicyRegistry policies = new PolicyRegistry();
         policies.add(AdaptivePolicy.NAME, new AdaptivePolicy());
         policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
         policies.add(FixedChunkPolicy.NAME, new FixedChunkPolicy());
-        connector = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(), policies,
-                CoreSettings.DEFAULTS);
-        connector.pathMonitors(new PathMonitorService());
+        Connector c = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(), policies,
+                CoreSettings.DEFAULTS, engines);
+        c.pathMonitors(new PathMonitorService());
+        return c;
     }
 
     /** @return {client, server} of a new connection over every vNIC */
@@ -83,6 +107,12 @@ final class LatencyRig implements AutoCloseable {
         return new MultipathConnection[] {client, server};
     }
 
+    /** Closes {@code c} with this rig (connections, listeners). */
+    <T extends AutoCloseable> T closeLater(T c) {
+        open.add(c);
+        return c;
+    }
+
     @Override
     public void close() {
         for (int i = open.size() - 1; i >= 0; i--) {
@@ -93,6 +123,7 @@ final class LatencyRig implements AutoCloseable {
             }
         }
         connector.close();
+        engines.close();
         provider.close();
         if (network != null) {
             network.close();

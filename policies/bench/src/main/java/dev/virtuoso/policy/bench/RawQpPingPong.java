@@ -21,11 +21,12 @@ import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
+import dev.virtuoso.spi.verbs.VerbsProvider;
 
 /**
  * The baseline: SEND/RECV ping-pong on one RC QP per side, raw verbs on the soft RNIC the
- * multipath connections use (devices a and b of {@link LatencyRig}, first vNIC each), each side
- * spinning on its CQ.
+ * multipath connections use (devices a and b of {@link LatencyRig}, first vNIC each, or one device
+ * per process in {@link LatencyPeer}), each side spinning on its CQ.
  */
 final class RawQpPingPong {
     private static final int ACCESS = IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE;
@@ -35,7 +36,7 @@ final class RawQpPingPong {
     }
 
     /** One side: PD, CQ, QP, a buffer (send half, receive half). */
-    private static final class End implements AutoCloseable {
+    static final class End implements AutoCloseable {
         final IbvContext ctx;
         final IbvPd pd;
         final IbvCq cq;
@@ -49,9 +50,9 @@ final class RawQpPingPong {
         int sends;
         volatile Exception failure;
 
-        End(LatencyRig rig, String device, int size) throws Exception {
+        End(VerbsProvider provider, String device, int size) throws Exception {
             this.size = size;
-            ctx = rig.provider.openDevice(device);
+            ctx = provider.openDevice(device);
             pd = ctx.allocPd();
             cq = ctx.createCq(256, null);
             qp = pd.createQp(new IbvQpInitAttr().sendCq(cq).recvCq(cq).maxSendWr(16).maxRecvWr(16).maxSendSge(1)
@@ -123,44 +124,55 @@ final class RawQpPingPong {
 
     /** @return half round trips in nanoseconds, after a tenth of the iterations as warm-up */
     static long[] run(LatencyRig rig, int size, int iterations) throws Exception {
-        int warm = iterations / 10;
-        int total = warm + iterations;
-        long[] samples = new long[iterations];
-        try (End a = new End(rig, "a", size); End b = new End(rig, "b", size)) {
+        try (End a = new End(rig.provider, "a", size); End b = new End(rig.provider, "b", size)) {
             a.connect(rig.b.get(0), b.ctx.udpPort(), b.qp.qpNum());
             b.connect(rig.a.get(0), a.ctx.udpPort(), a.qp.qpNum());
             a.postRecv();
             b.postRecv();
             Thread echo = new Thread(() -> {
                 try {
-                    for (int i = 0; i < total; i++) {
-                        b.await(false);
-                        b.postRecv();
-                        b.postSend();
-                        b.await(true);
-                    }
+                    echo(b, MpPingPong.total(iterations));
                 } catch (Exception e) {
                     b.failure = e;
                 }
             }, "latency-bench-qp-echo");
             echo.setDaemon(true);
             echo.start();
-            for (int i = 0; i < total; i++) {
-                long t0 = System.nanoTime();
-                a.postSend();
-                a.await(false);
-                long t = System.nanoTime() - t0;
-                a.postRecv();
-                a.await(true);
-                if (i >= warm) {
-                    samples[i - warm] = t / 2;
-                }
-            }
+            long[] samples = measure(a, iterations);
             echo.join(10_000);
             if (b.failure != null) {
                 throw new IllegalStateException("echo side failed", b.failure);
             }
+            return samples;
+        }
+    }
+
+    /** The client's loop, its receive posted: send, wait for the answer, repost. */
+    static long[] measure(End a, int iterations) throws Exception {
+        int warm = iterations / 10;
+        int total = warm + iterations;
+        long[] samples = new long[iterations];
+        for (int i = 0; i < total; i++) {
+            long t0 = System.nanoTime();
+            a.postSend();
+            a.await(false);
+            long t = System.nanoTime() - t0;
+            a.postRecv();
+            a.await(true);
+            if (i >= warm) {
+                samples[i - warm] = t / 2;
+            }
         }
         return samples;
+    }
+
+    /** The echo side's loop, its receive posted: answers {@code total} arrivals. */
+    static void echo(End b, int total) throws Exception {
+        for (int i = 0; i < total; i++) {
+            b.await(false);
+            b.postRecv();
+            b.postSend();
+            b.await(true);
+        }
     }
 }

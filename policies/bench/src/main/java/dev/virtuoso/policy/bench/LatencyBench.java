@@ -44,7 +44,7 @@ import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
 public final class LatencyBench {
     static final int[] SIZES = {8, 4096, 65536, 1 << 20};
     static final String HEADER = "wire,system,paths,bytes,engine_spin_us,p50_us,p99_us,p999_us,samples,"
-            + "agent_parks_per_rt";
+            + "agent_parks_per_rt,cq_events_per_rt";
 
     /** What one run measures: the same on both ends of a two-process run. */
     record Plan(int iterations, int threshold, long[] spinMicros) {
@@ -108,11 +108,11 @@ public final class LatencyBench {
         int iterations = plan.iterations();
         // TCP has no fabric: its rows are the kernel's loopback, repeated for each wire as a reference
         for (int size : SIZES) {
-            report(out, wire, "tcp", 1, size, -1, TcpPingPong.run(size, iters(iterations, size)), -1);
+            report(out, wire, "tcp", 1, size, -1, TcpPingPong.run(size, iters(iterations, size)), -1, -1);
         }
         try (LatencyRig rig = new LatencyRig(fabric, 1, 0)) {
             for (int size : SIZES) {
-                report(out, wire, "qp", 1, size, -1, RawQpPingPong.run(rig, size, iters(iterations, size)), -1);
+                report(out, wire, "qp", 1, size, -1, RawQpPingPong.run(rig, size, iters(iterations, size)), -1, -1);
             }
         }
         for (int paths : new int[] {1, 4}) {
@@ -123,9 +123,12 @@ public final class LatencyBench {
                         for (int size : SIZES) {
                             int n = iters(iterations, size);
                             long parks = rig.engines.parks();
+                            long events = rig.engines.completionEvents();
                             long[] s = MpPingPong.run(c, size, n, writeNotify);
+                            int rt = MpPingPong.total(n);
                             report(out, wire, writeNotify ? "mp_write_notify" : "mp_send", paths, size, spin, s,
-                                    (double) (rig.engines.parks() - parks) / MpPingPong.total(n));
+                                    (double) (rig.engines.parks() - parks) / rt,
+                                    (double) (rig.engines.completionEvents() - events) / rt);
                         }
                     }
                 }
@@ -139,18 +142,24 @@ public final class LatencyBench {
     }
 
     /**
-     * One CSV row; {@code spinMicros} and {@code parksPerRoundTrip} negative for rows without an
-     * engine (printed as "-").
+     * One CSV row; {@code spinMicros}, {@code parksPerRoundTrip} and {@code eventsPerRoundTrip}
+     * negative for rows without an engine (printed as "-"): how often the engine agents (both ends)
+     * parked, and how many completions reached them as CQ events through the event threads, per
+     * round trip (warm-up included).
      */
     static void report(PrintStream out, String wire, String system, int paths, int size, long spinMicros,
-            long[] halfRtt, double parksPerRoundTrip) {
+            long[] halfRtt, double parksPerRoundTrip, double eventsPerRoundTrip) {
         long[] s = halfRtt.clone();
         Arrays.sort(s);
-        out.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%.1f,%.1f,%.1f,%d,%s%n", wire, system, paths, size,
+        out.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%.1f,%.1f,%.1f,%d,%s,%s%n", wire, system, paths, size,
                 spinMicros < 0 ? "-" : Long.toString(spinMicros), pct(s, 0.50) / 1e3, pct(s, 0.99) / 1e3,
                 pct(s, 0.999) / 1e3, s.length,
-                parksPerRoundTrip < 0 ? "-" : String.format(Locale.ROOT, "%.2f", parksPerRoundTrip));
+                perRoundTrip(parksPerRoundTrip), perRoundTrip(eventsPerRoundTrip));
         out.flush();
+    }
+
+    private static String perRoundTrip(double v) {
+        return v < 0 ? "-" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     static long pct(long[] sorted, double q) {

@@ -22,7 +22,7 @@ import dev.virtuoso.api.RemoteMemory;
  * the server answers, the client measures and prints the CSV rows. Both run the same plan in the
  * same order (TCP, raw QP, then the multipath rows as {@link LatencyBench} does in one process) and
  * meet on a TCP control socket for what the two ends must exchange: ports, QP numbers, remote
- * regions, "ready" and "done", and the server's agent parks.
+ * regions, "ready" and "done", and the server's engine counters (agent parks, CQ events).
  *
  * <pre>
  * LatencyPeer server|client ITERATIONS SPLIT_THRESHOLD SPIN_US[,...] LOCAL_ADDRS PEER_ADDRS CONTROL_PORT
@@ -138,7 +138,7 @@ public final class LatencyPeer {
                 int port = in.readInt();
                 try (Socket s = new Socket()) {
                     s.connect(new InetSocketAddress(peers.get(0), port), 10_000);
-                    LatencyBench.report(rows, "veth", "tcp", 1, size, -1, TcpPingPong.measure(s, size, n), -1);
+                    LatencyBench.report(rows, "veth", "tcp", 1, size, -1, TcpPingPong.measure(s, size, n), -1, -1);
                 }
             }
             barrier();
@@ -161,7 +161,7 @@ public final class LatencyPeer {
                     if (server) {
                         RawQpPingPong.echo(end, MpPingPong.total(n));
                     } else {
-                        LatencyBench.report(rows, "veth", "qp", 1, size, -1, RawQpPingPong.measure(end, n), -1);
+                        LatencyBench.report(rows, "veth", "qp", 1, size, -1, RawQpPingPong.measure(end, n), -1, -1);
                     }
                     barrier(); // both done before either QP goes away
                 }
@@ -202,16 +202,22 @@ public final class LatencyPeer {
                     }
                     barrier(); // the echo side's first receive is posted
                     long parks = rig.engines.parks();
+                    long events = rig.engines.completionEvents();
+                    int rt = MpPingPong.total(n);
                     if (server) {
-                        side.echo(MpPingPong.total(n), writeNotify);
+                        side.echo(rt, writeNotify);
                         out.writeLong(rig.engines.parks() - parks);
+                        out.writeLong(rig.engines.completionEvents() - events);
                         out.flush();
                     } else {
                         long[] s = side.measure(n, writeNotify);
-                        long mineParks = rig.engines.parks() - parks;
-                        long theirs = in.readLong();
+                        long myParks = rig.engines.parks() - parks;
+                        long myEvents = rig.engines.completionEvents() - events;
+                        long theirParks = in.readLong();
+                        long theirEvents = in.readLong();
                         LatencyBench.report(rows, "veth", writeNotify ? "mp_write_notify" : "mp_send", paths, size,
-                                spinMicros, s, (double) (mineParks + theirs) / MpPingPong.total(n));
+                                spinMicros, s, (double) (myParks + theirParks) / rt,
+                                (double) (myEvents + theirEvents) / rt);
                     }
                     barrier(); // both done before the regions close
                     side.close();

@@ -24,6 +24,11 @@ public final class PolicyBench {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("latency-split")) {
+            // "latency-split [both|fabric|udp] [ITERATIONS]": see SplitLatency
+            SplitLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("latency")) {
             // "latency [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD] [SPIN_US,...]": see LatencyBench
             LatencyBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));

@@ -58,7 +58,8 @@ final class VethLatency {
             drain.setDaemon(true);
             drain.start();
             client = new ProcessBuilder(peer(cp, "client", plan, "1", "2")).redirectErrorStream(true).start();
-            copy(new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8)), out, "");
+            copy(new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8)), out,
+                    "# veth client: ");
             if (!client.waitFor(RUN_MINUTES, TimeUnit.MINUTES) || client.exitValue() != 0) {
                 out.println("# veth: the client failed (exit " + (client.isAlive() ? "none" : client.exitValue())
                         + ")");
@@ -150,7 +151,8 @@ final class VethLatency {
         try {
             String line;
             while ((line = in.readLine()) != null) {
-                out.println(prefix + line);
+                // the client's CSV rows as they are, everything else (logs) as comments
+                out.println(line.startsWith("veth,") ? line : prefix + line);
                 out.flush();
             }
         } catch (IOException e) {

@@ -54,6 +54,8 @@ final class EngineAgent implements Agent {
     private final AtomicLong duties = new AtomicLong();
     /** Times the agent parked (single writer: the agent; read by statistics and tests). */
     private final AtomicLong parks = new AtomicLong();
+    /** Completion events the CQ event threads of this agent's devices handed on. */
+    private final AtomicLong completionEvents = new AtomicLong();
     /** Guarded by itself. */
     private final Map<String, SharedDevice> devices = new HashMap<>();
     private volatile boolean overflow;
@@ -115,6 +117,11 @@ final class EngineAgent implements Agent {
         return duties.get();
     }
 
+    /** @return completion events handed on by this agent's CQ event threads (each a thread hop) */
+    long completionEvents() {
+        return completionEvents.get();
+    }
+
     /** @return times this agent parked so far (each costs a wake-up by another thread to end) */
     long parks() {
         return parks.get();
@@ -129,7 +136,7 @@ final class EngineAgent implements Agent {
             SharedDevice d = devices.get(key);
             if (d == null) {
                 d = SharedDevice.open(provider, device, "virtuoso-cqev-" + index + "-"
-                        + (device == null ? "default" : device));
+                        + (device == null ? "default" : device), completionEvents);
                 devices.put(key, d);
             }
             d.references++;

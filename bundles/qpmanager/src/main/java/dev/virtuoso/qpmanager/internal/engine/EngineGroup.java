@@ -133,6 +133,18 @@ public final class EngineGroup implements AutoCloseable {
         return n;
     }
 
+    /**
+     * @return completion events the agents' CQ event threads handed on so far (a connection that is
+     *     still running polls its CQ itself and gets none)
+     */
+    public long completionEvents() {
+        long n = 0;
+        for (EngineAgent a : agents) {
+            n += a.completionEvents();
+        }
+        return n;
+    }
+
     /** @return times the agents parked so far (each ended by a wake-up from another thread or a timer) */
     public long parks() {
         long n = 0;

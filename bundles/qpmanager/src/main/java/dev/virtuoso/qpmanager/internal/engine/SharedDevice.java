@@ -3,6 +3,7 @@ package dev.virtuoso.qpmanager.internal.engine;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
@@ -30,11 +31,14 @@ final class SharedDevice {
     final IbvDeviceAttr attributes;
     private final Map<IbvCq, ConnectionEngine> byCq = new ConcurrentHashMap<>();
     private final Thread thread;
+    private final AtomicLong events;
     private volatile boolean running = true;
     /** Guarded by the agent's device table. */
     int references;
 
-    private SharedDevice(IbvContext context, IbvCompChannel channel, IbvDeviceAttr attributes, String threadName) {
+    private SharedDevice(IbvContext context, IbvCompChannel channel, IbvDeviceAttr attributes, String threadName,
+            AtomicLong events) {
+        this.events = events;
         this.context = context;
         this.channel = channel;
         this.attributes = attributes;
@@ -42,7 +46,9 @@ final class SharedDevice {
         thread.setDaemon(true);
     }
 
-    static SharedDevice open(VerbsProvider provider, String device, String threadName) throws VirtuosoException {
+    /** @param events counts the completion events this device's thread hands on (its owner's total) */
+    static SharedDevice open(VerbsProvider provider, String device, String threadName, AtomicLong events)
+            throws VirtuosoException {
         IbvContext ctx;
         try {
             ctx = provider.openDevice(device);
@@ -52,7 +58,7 @@ final class SharedDevice {
                     + e.getMessage(), e);
         }
         try {
-            SharedDevice d = new SharedDevice(ctx, ctx.createCompChannel(), ctx.queryDevice(), threadName);
+            SharedDevice d = new SharedDevice(ctx, ctx.createCompChannel(), ctx.queryDevice(), threadName, events);
             d.thread.start();
             return d;
         } catch (VerbsException | RuntimeException e) {
@@ -76,6 +82,7 @@ final class SharedDevice {
                 IbvCq fired = channel.getCqEvent(EVENT_WAIT_MILLIS, TimeUnit.MILLISECONDS);
                 if (fired != null) {
                     fired.ackCqEvents(1);
+                    events.incrementAndGet();
                     ConnectionEngine e = byCq.get(fired);
                     if (e != null) {
                         e.completionEvent();

@@ -69,6 +69,7 @@ class EngineBackoffTest {
             Pair p = open(f);
             p.write(64);
             long parks = engines.parks();
+            long events = engines.completionEvents();
             int messages = 200;
             for (int i = 0; i < messages; i++) {
                 p.write(64);
@@ -78,6 +79,8 @@ class EngineBackoffTest {
             System.out.printf("agent parks over %d request-response exchanges with a 2 s window: %d%n", 2 * messages,
                     parked);
             assertTrue(parked <= 2, "the agent spun between exchanges, parked " + parked + " times");
+            long handedOn = engines.completionEvents() - events;
+            assertTrue(handedOn <= 2, "completions polled by the agent, " + handedOn + " came as events");
         } finally {
             assertTrue(engines.close(10_000));
         }
@@ -86,9 +89,21 @@ class EngineBackoffTest {
     @Test
     void withoutAWindowTheConnectionGoesQuietAtOnce() throws Exception {
         EngineGroup engines = new EngineGroup(1, 0L);
-        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+        // 20 ms each way: the connection is quiet (CQ armed) long before a completion can arrive
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0 delay=20ms")) {
             Pair p = open(f);
             p.write(4096);
+            Thread.sleep(300);
+            long events = engines.completionEvents();
+            long parked = engines.parks();
+            p.write(64);
+            // the agent's 1 ms timer may poll the completion before the event thread hands the event on
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (engines.completionEvents() == events && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(engines.completionEvents() > events, "the completion came as a CQ event");
+            assertTrue(engines.parks() > parked, "the agent parked while the write was in flight");
             Thread.sleep(300);
             long d = engines.duties();
             long parks = engines.parks();

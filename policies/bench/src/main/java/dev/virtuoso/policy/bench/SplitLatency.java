@@ -1,0 +1,68 @@
+package dev.virtuoso.policy.bench;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
+
+/**
+ * Where the split threshold belongs, by latency: over {@link #PATHS} paths, the ping-pong of
+ * {@link MpPingPong} (MP_SEND, and MP_WRITE + notice) for sizes from 4 KiB to 1 MiB, once with every
+ * message whole on one path (split threshold above every size: an MP_SEND that fits the peer's
+ * slot goes as one SEND into it, a larger one as WRITEs on one path) and once with every message
+ * split over all paths (threshold 1 byte). The threshold belongs at the smallest size from which
+ * splitting is faster.
+ *
+ * <pre>
+ * latency-split [both|fabric|udp] [ITERATIONS]
+ * </pre>
+ */
+final class SplitLatency {
+    static final int PATHS = 4;
+    static final int[] SIZES = {4096, 16384, 32768, 65536, 131072, 262144, 1 << 20};
+
+    private SplitLatency() {
+    }
+
+    static void main(String[] args) throws Exception {
+        if (args.length > 2 || (args.length > 0 && !List.of("both", "fabric", "udp").contains(args[0]))) {
+            System.err.println("usage: latency-split [both|fabric|udp] [ITERATIONS]");
+            System.exit(2);
+        }
+        String which = args.length > 0 ? args[0] : "both";
+        int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
+        PrintStream out = System.out;
+        out.printf(Locale.ROOT, "# split latency (half round trip, us), %d paths, %d iterations per row (1 MiB: %d),"
+                + " sizes %s, load average at start %s%n", PATHS, iterations, LatencyBench.iters(iterations, 1 << 20),
+                Arrays.toString(SIZES), LatencyBench.loadAverage());
+        out.println("wire,system,paths,bytes,placement,p50_us,p99_us,p999_us,samples");
+        for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
+            for (boolean split : new boolean[] {false, true}) {
+                ConnectOptions o = new LatencyBench.Plan(iterations, split ? 1 : Integer.MAX_VALUE, new long[0])
+                        .options();
+                try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), PATHS,
+                        EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS)) {
+                    MultipathConnection[] c = rig.connect(o);
+                    for (boolean writeNotify : new boolean[] {false, true}) {
+                        for (int size : SIZES) {
+                            long[] s = MpPingPong.run(c, size, LatencyBench.iters(iterations, size), writeNotify);
+                            Arrays.sort(s);
+                            out.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%.1f,%.1f,%.1f,%d%n", wire,
+                                    writeNotify ? "mp_write_notify" : "mp_send", PATHS, size, split ? "split" : "whole",
+                                    LatencyBench.pct(s, 0.5) / 1e3, LatencyBench.pct(s, 0.99) / 1e3,
+                                    LatencyBench.pct(s, 0.999) / 1e3, s.length);
+                            out.flush();
+                        }
+                    }
+                }
+            }
+        }
+        out.printf(Locale.ROOT, "# load average at the end %s (engine backoff window %d us)%n",
+                LatencyBench.loadAverage(), TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS));
+    }
+}

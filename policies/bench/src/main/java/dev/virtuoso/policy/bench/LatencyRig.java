@@ -43,6 +43,11 @@ final class LatencyRig implements AutoCloseable {
     private final List<AutoCloseable> open = new ArrayList<>();
 
     LatencyRig(boolean fabric, int paths, long spinNanos) {
+        this(fabric, paths, spinNanos, LinkSpec.UNLIMITED);
+    }
+
+    /** @param link every fabric link's spec (rate, delay); ignored on the UDP wire */
+    LatencyRig(boolean fabric, int paths, long spinNanos, LinkSpec link) {
         for (int i = 0; i < paths; i++) {
             a.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
             b.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
@@ -52,7 +57,7 @@ final class LatencyRig implements AutoCloseable {
             network.addHost("a", a.toArray(new InetAddress[0]));
             network.addHost("b", b.toArray(new InetAddress[0]));
             for (int i = 0; i < paths; i++) {
-                network.link(a.get(i), b.get(i), LinkSpec.UNLIMITED);
+                network.link(a.get(i), b.get(i), link);
             }
             provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a").build(),
                     SoftRnicConfig.builder("b").addresses(b).fabric(network, "b").build());

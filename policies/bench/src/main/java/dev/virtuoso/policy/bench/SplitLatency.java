@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
+import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 
 /**
  * Where the split threshold belongs, by latency: over {@link #PATHS} paths, the ping-pong of
@@ -19,8 +20,11 @@ import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
  * splitting is faster.
  *
  * <pre>
- * latency-split [both|fabric|udp] [ITERATIONS]
+ * latency-split [both|fabric|udp] [ITERATIONS] [FABRIC_LINK]
  * </pre>
+ * FABRIC_LINK: the fabric links' spec, e.g. {@code "rate=1g"} (default: unlimited, where every
+ * path is served by the same soft RNIC thread, so a split gains no bandwidth and only costs chunks;
+ * with a rate per link a split divides the serialisation time by the paths).
  */
 final class SplitLatency {
     static final int PATHS = 4;
@@ -30,23 +34,25 @@ final class SplitLatency {
     }
 
     static void main(String[] args) throws Exception {
-        if (args.length > 2 || (args.length > 0 && !List.of("both", "fabric", "udp").contains(args[0]))) {
-            System.err.println("usage: latency-split [both|fabric|udp] [ITERATIONS]");
+        if (args.length > 3 || (args.length > 0 && !List.of("both", "fabric", "udp").contains(args[0]))) {
+            System.err.println("usage: latency-split [both|fabric|udp] [ITERATIONS] [FABRIC_LINK]");
             System.exit(2);
         }
         String which = args.length > 0 ? args[0] : "both";
         int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
+        String linkText = args.length > 2 ? args[2] : "";
+        LinkSpec link = LinkSpec.parse(linkText);
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# split latency (half round trip, us), %d paths, %d iterations per row (1 MiB: %d),"
-                + " sizes %s, load average at start %s%n", PATHS, iterations, LatencyBench.iters(iterations, 1 << 20),
-                Arrays.toString(SIZES), LatencyBench.loadAverage());
+                + " sizes %s, fabric links '%s', load average at start %s%n", PATHS, iterations,
+                LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText, LatencyBench.loadAverage());
         out.println("wire,system,paths,bytes,placement,p50_us,p99_us,p999_us,samples");
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
             for (boolean split : new boolean[] {false, true}) {
                 ConnectOptions o = new LatencyBench.Plan(iterations, split ? 1 : Integer.MAX_VALUE, new long[0])
                         .options();
                 try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), PATHS,
-                        EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS)) {
+                        EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS, link)) {
                     MultipathConnection[] c = rig.connect(o);
                     for (boolean writeNotify : new boolean[] {false, true}) {
                         for (int size : SIZES) {

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * network namespaces this class creates ({@code vlat-a}, {@code vlat-b}), joined by {@link #PATHS}
  * veth pairs (MTU 9000; path i: 198.19.i.1 in a, 198.19.i.2 in b, in the RFC 2544 benchmarking
  * range). A {@link LatencyPeer} server runs in b, a client in a; the client's CSV rows are copied to
- * the output. Needs root and iproute2; without them it prints why and measures nothing. The
+ * the output, the two processes' logs to standard error. Needs root and iproute2; without them it prints why and measures nothing. The
  * namespaces (and with them the veth pairs) are deleted at the end, also after a failure.
  */
 final class VethLatency {
@@ -49,17 +49,17 @@ final class VethLatency {
                     StandardCharsets.UTF_8));
             String line;
             while ((line = sout.readLine()) != null && !line.equals("READY")) {
-                out.println("# veth server: " + line);
+                System.err.println("veth server: " + line);
             }
             if (line == null) {
                 throw new IOException("the veth server ended before it listened (exit " + server.waitFor() + ")");
             }
-            Thread drain = new Thread(() -> copy(sout, out, "# veth server: "), "latency-bench-veth-server-output");
+            Thread drain = new Thread(() -> copy(sout, out, "veth server: "), "latency-bench-veth-server-output");
             drain.setDaemon(true);
             drain.start();
             client = new ProcessBuilder(peer(cp, "client", plan, "1", "2")).redirectErrorStream(true).start();
             copy(new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8)), out,
-                    "# veth client: ");
+                    "veth client: ");
             if (!client.waitFor(RUN_MINUTES, TimeUnit.MINUTES) || client.exitValue() != 0) {
                 out.println("# veth: the client failed (exit " + (client.isAlive() ? "none" : client.exitValue())
                         + ")");
@@ -151,9 +151,13 @@ final class VethLatency {
         try {
             String line;
             while ((line = in.readLine()) != null) {
-                // the client's CSV rows as they are, everything else (logs) as comments
-                out.println(line.startsWith("veth,") ? line : prefix + line);
-                out.flush();
+                // the client's CSV rows to the output, everything else (logs) to standard error
+                if (line.startsWith("veth,")) {
+                    out.println(line);
+                    out.flush();
+                } else {
+                    System.err.println(prefix + line);
+                }
             }
         } catch (IOException e) {
             // the process ended

@@ -115,8 +115,8 @@ final class ConnectionEngine {
     boolean timed;
     int idleCycles;
     long timerAt;
-    /** End of the backoff window opened by the last data-path work (agent's clock). */
-    long activeUntil;
+    /** End of the backoff window opened by the last data-path work (System.nanoTime, which may be negative). */
+    long activeUntil = System.nanoTime();
     // ---- engine state
     private boolean peerDisconnected;
     private boolean controlBlocked;

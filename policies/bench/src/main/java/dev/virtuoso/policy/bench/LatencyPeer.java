@@ -41,7 +41,7 @@ public final class LatencyPeer {
     private DataInputStream in;
     private DataOutputStream out;
 
-    private LatencyPeer(boolean server, LatencyBench.Plan plan, List<InetAddress> locals, List<InetAddress> peers) {
+    LatencyPeer(boolean server, LatencyBench.Plan plan, List<InetAddress> locals, List<InetAddress> peers) {
         this.server = server;
         this.plan = plan;
         this.locals = locals;
@@ -70,7 +70,8 @@ public final class LatencyPeer {
         return out;
     }
 
-    private void run(int controlPort, PrintStream rows) throws Exception {
+    /** Runs the whole plan against the peer process; the client prints its rows to {@code rows}. */
+    void run(int controlPort, PrintStream rows) throws Exception {
         try (Socket control = control(controlPort, rows)) {
             control.setTcpNoDelay(true);
             control.setSoTimeout(120_000);

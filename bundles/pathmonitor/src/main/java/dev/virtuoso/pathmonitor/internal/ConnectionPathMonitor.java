@@ -26,6 +26,12 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  * configured size sets the probed capacity (unless none is known yet): short flows measure less
  * accurately.
  *
+ * <p>Probation after a data chunk failed (on a lossy path: a RETRY_EXC_ERR of the congestion
+ * policy's probe, then a QP repair) is one WR no larger than the last data chunk that completed on
+ * the path: that burst is what the path was last seen to take, whereas a configured-size flow (512
+ * KiB in 128 KiB WRs) overflows a shallow buffer every time and each failed flow costs the path
+ * another repair, each with a longer delay.
+ *
  * <p>With {@code pathmonitor.probeOnPathAdded=false} (set by the core on the accepting side, whose
  * connect-time probes wait for the connecting side's) an added path is probed only on
  * {@link #requestProbe}.
@@ -225,6 +231,7 @@ final class ConnectionPathMonitor implements PathMonitor {
         if (outcome == ChunkOutcome.SUCCESS) {
             r.completedBytes += bytes;
             r.chunksCompleted++;
+            r.provenChunkBytes = bytes;
             delivered(r, bytes, latencyNanos);
         } else {
             r.chunksFailed++;
@@ -453,6 +460,11 @@ final class ConnectionPathMonitor implements PathMonitor {
         r.probeAgain = false;
         r.probeFailed = false;
         long flow = r.probeFlowBytes;
+        if (r.probation && r.provenChunkBytes > 0) {
+            // failback after a data chunk failed: one WR no larger than the last data chunk the path took
+            flow = Math.min(flow, r.provenChunkBytes);
+        }
+        r.probeFlowRunning = flow;
         r.probeFlowFull = flow >= settings.probeFlowBytes();
         r.probeWrBytes = Math.min(probeWrBytes, flow);
         r.probeWrsToIssue = (int) ((flow + r.probeWrBytes - 1) / r.probeWrBytes);
@@ -468,11 +480,11 @@ final class ConnectionPathMonitor implements PathMonitor {
         runningProbes--;
         if (r.probeFailed) {
             r.probesFailed++;
-            r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowBytes / 2);
+            r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowRunning / 2);
         } else {
             double capacity = flowCapacity(r);
             boolean first = r.probesCompleted == 0;
-            r.probeFlowBytes = Math.min(settings.probeFlowBytes(), 2 * r.probeFlowBytes);
+            r.probeFlowBytes = Math.min(settings.probeFlowBytes(), Math.max(r.probeFlowBytes, 2 * r.probeFlowRunning));
             if (first && r.probeFlowFull && warmingUp(r, capacity)) {
                 r.probeAgain = true;
             } else {

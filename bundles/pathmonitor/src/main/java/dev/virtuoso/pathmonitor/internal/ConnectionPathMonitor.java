@@ -26,11 +26,13 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  * configured size sets the probed capacity (unless none is known yet): short flows measure less
  * accurately.
  *
- * <p>Probation after a data chunk failed (on a lossy path: a RETRY_EXC_ERR of the congestion
- * policy's probe, then a QP repair) is one WR no larger than the last data chunk that completed on
- * the path: that burst is what the path was last seen to take, whereas a configured-size flow (512
- * KiB in 128 KiB WRs) overflows a shallow buffer every time and each failed flow costs the path
- * another repair, each with a longer delay.
+ * <p>A probation flow is no larger than the last data chunk that completed on the path or, on a
+ * side that sent none (the receiving side of a one-way transfer), the last probe flow that
+ * succeeded on it: that burst is what the path was last seen to take (one WR for the sizes of a
+ * shallow buffer). On a lossy path a data chunk's RETRY_EXC_ERR (the congestion policy's probe)
+ * costs a QP repair on both sides and probation on both; a configured-size flow (512 KiB in 128
+ * KiB WRs) overflowed a shallow buffer every time, each failure cost another repair with a longer
+ * delay, and the receiving side's flows filled the queue of the data's ACKs.
  *
  * <p>With {@code pathmonitor.probeOnPathAdded=false} (set by the core on the accepting side, whose
  * connect-time probes wait for the connecting side's) an added path is probed only on
@@ -460,9 +462,10 @@ final class ConnectionPathMonitor implements PathMonitor {
         r.probeAgain = false;
         r.probeFailed = false;
         long flow = r.probeFlowBytes;
-        if (r.probation && r.provenChunkBytes > 0) {
-            // failback after a data chunk failed: one WR no larger than the last data chunk the path took
-            flow = Math.min(flow, r.provenChunkBytes);
+        long taken = r.provenChunkBytes > 0 ? r.provenChunkBytes : r.lastGoodFlowBytes;
+        if (r.probation && taken > 0) {
+            // failback: no larger than the last data chunk (else probe flow) the path took
+            flow = Math.min(flow, taken);
         }
         r.probeFlowRunning = flow;
         r.probeFlowFull = flow >= settings.probeFlowBytes();
@@ -482,6 +485,7 @@ final class ConnectionPathMonitor implements PathMonitor {
             r.probesFailed++;
             r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowRunning / 2);
         } else {
+            r.lastGoodFlowBytes = r.probeFlowRunning;
             double capacity = flowCapacity(r);
             boolean first = r.probesCompleted == 0;
             r.probeFlowBytes = Math.min(settings.probeFlowBytes(), Math.max(r.probeFlowBytes, 2 * r.probeFlowRunning));

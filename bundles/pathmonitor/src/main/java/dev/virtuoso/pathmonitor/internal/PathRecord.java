@@ -64,6 +64,8 @@ final class PathRecord {
      * larger (one WR of it).
      */
     long provenChunkBytes;
+    /** The size of the path's latest probe flow that succeeded (0: none yet). */
+    long lastGoodFlowBytes;
     int probeWrsToIssue;
     int probeWrsOutstanding;
     long probeWrBytes;

@@ -483,6 +483,34 @@ class ConnectionPathMonitorTest {
     }
 
     @Test
+    void probationOnASideWithoutDataIsTheLastFlowThatGotThrough() {
+        // the receiving side of a one-way transfer: no data chunk of its own on the path
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.onPathAdded(0);
+        long t = 0;
+        for (long flow : new long[] {512 * KIB, 256 * KIB, 128 * KIB}) {
+            assertEquals(flow, completeFlow(m, t, ChunkOutcome.RETRY_EXCEEDED), "a shallow buffer: flows fail");
+            t += 60_000 * MS; // past the error cooldown
+            m.tick(t);
+            m.requestProbe(0);
+        }
+        assertEquals(64 * KIB, completeFlow(m, t, ChunkOutcome.SUCCESS));
+        for (int round = 0; round < 3; round++) {
+            m.onPathState(0, PathState.RECOVERING);
+            m.onPathState(0, PathState.UP);
+            t += 60_000 * MS;
+            m.tick(t);
+            ProbeRequest req = new ProbeRequest();
+            assertTrue(m.nextProbe(req));
+            assertEquals(64 * KIB, req.bytes(), "probation: one WRITE of the flow that got through, round " + round);
+            assertFalse(m.nextProbe(req));
+            m.onProbeCompleted(0, req.bytes(), 5 * MS, ChunkOutcome.SUCCESS);
+            assertTrue(m.usable(0));
+        }
+        assertEquals(0, m.unexpectedCompletions());
+    }
+
+    @Test
     void withoutProbingAPathRejoinsAtOnce() {
         ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
         m.onPathAdded(0);

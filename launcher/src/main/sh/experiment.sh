@@ -456,6 +456,15 @@ t2_fields() {
       d["results"][0]["bytes"] * d["results"][0]["iterations"] * 8 / d["results"][0]["seconds"])'
 }
 
+# "client_cpu_s,server_cpu_s" of a finished run_t2: each JVM's process CPU time over the transfer
+# (the machine's 2 cores carry both soft RNICs; at 10 paths this shows how close it is to CPU-bound)
+t2_cpu() {
+  local tag=$1 c s=
+  c=$(json "$LOG_DIR/virtuoso-client-$tag.json" '"%.3f" % d["results"][0]["cpu"]["process_s"]')
+  [[ -s "$LOG_DIR/virtuoso-server-$tag.json" ]] && s=$(json "$LOG_DIR/virtuoso-server-$tag.json" '"%.3f" % d["cpu"]["process_s"]')
+  echo "$c,$s"
+}
+
 # Table 2: per path count a fresh testbed with shallow queues and four systems on it, one after the
 # other: cc-chunkprobe with --retry (default 0) and with 7 retries, cc-fixed (its defaults: 1 MiB
 # chunks, 4 per path) and MPTCP. Then the
@@ -485,8 +494,8 @@ table2() {
     echo "experiment: installing nftables (apt-get)" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q nftables >&2 || die "could not install nftables"
   fi
-  echo "system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry" >"$CSV"
-  local bytes d0 f r fct fresh=0
+  echo "system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry,client_cpu_s,server_cpu_s" >"$CSV"
+  local bytes d0 f r fct cpu fresh=0
   # ACK timeout 2^12 x 4.096 us = 17 ms: longer than the shallow queue's drain, short enough to
   # find the threshold within the run
   local qp=(--window "$WINDOW" --ack-timeout 12)
@@ -497,30 +506,35 @@ table2() {
     bytes=$((MSGS * n * (8 << 20)))
     d0=$(link_drops)
     f=",,,,,,,"
-    run_t2 "$n" "$bytes" "t2-$n" --cc cc-chunkprobe --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n")
+    cpu=","
+    run_t2 "$n" "$bytes" "t2-$n" --cc cc-chunkprobe --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n") \
+      && cpu=$(t2_cpu "t2-$n")
     echo "cc-chunkprobe,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
-      -v tail="$QUEUE,$BURST,$WINDOW,$RETRY" "$row" | tee -a "$CSV"
+      -v tail="$QUEUE,$BURST,$WINDOW,$RETRY,$cpu" "$row" | tee -a "$CSV"
     # the same probe with the QP default of 7 retries: go-back-N repairs the overflow, no QP fails,
     # and the probe backs off on the slowdown of its chunks instead
     d0=$(link_drops)
     f=",,,,,,,"
-    run_t2 "$n" "$bytes" "t2-r7-$n" --cc cc-chunkprobe --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n")
+    cpu=","
+    run_t2 "$n" "$bytes" "t2-r7-$n" --cc cc-chunkprobe --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n") \
+      && cpu=$(t2_cpu "t2-r7-$n")
     echo "cc-chunkprobe-retry7,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
-      -v tail="$QUEUE,$BURST,$WINDOW,7" "$row" | tee -a "$CSV"
+      -v tail="$QUEUE,$BURST,$WINDOW,7,$cpu" "$row" | tee -a "$CSV"
     if ((FIXED_MSGS > 0)); then
       # cc-fixed's 1 MiB WRs overflow the shallow queue every time: with no retries none could ever
       # complete, so it keeps the QP default of 7 retries (go-back-N repairs the losses)
       d0=$(link_drops)
       f=",,,,,,,"
+      cpu=","
       run_t2 "$n" $((FIXED_MSGS * n * (8 << 20))) "t2-fixed-$n" --cc cc-fixed --retry 7 "${qp[@]}" \
-        && f=$(t2_fields "$n" "t2-fixed-$n")
+        && f=$(t2_fields "$n" "t2-fixed-$n") && cpu=$(t2_cpu "t2-fixed-$n")
       echo "cc-fixed-1m,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
-        -v tail="$QUEUE,$BURST,$WINDOW,7" '{ print $1, $2, $3, r, $4, $5, $6, "", "", "", "", d, tail }' | tee -a "$CSV"
+        -v tail="$QUEUE,$BURST,$WINDOW,7,$cpu" '{ print $1, $2, $3, r, $4, $5, $6, "", "", "", "", d, tail }' | tee -a "$CSV"
     fi
     d0=$(link_drops)
     r=$(run_iperf mptcp "$n" "$bytes")
     fct=${r%% *}
-    awk -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v d=$(($(link_drops) - d0)) -v tail="$QUEUE,$BURST,," \
+    awk -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v d=$(($(link_drops) - d0)) -v tail="$QUEUE,$BURST,,,," \
       'BEGIN { g = b * 8 / f; printf "mptcp,%d,%d,%d,%.4f,%.0f,%.1f,,,,,%d,%s\n", n, b, r, f, g, 100 * g / (n * r), d, tail }' \
       | tee -a "$CSV"
     echo "$r" >"$LOG_DIR/mptcp-t2-$n.txt"

@@ -26,6 +26,14 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  * configured size sets the probed capacity (unless none is known yet): short flows measure less
  * accurately.
  *
+ * <p>A probation flow is no larger than the last data chunk that completed on the path or, on a
+ * side that sent none (the receiving side of a one-way transfer), the last probe flow that
+ * succeeded on it: that burst is what the path was last seen to take (one WR for the sizes of a
+ * shallow buffer). On a lossy path a data chunk's RETRY_EXC_ERR (the congestion policy's probe)
+ * costs a QP repair on both sides and probation on both; a configured-size flow (512 KiB in 128
+ * KiB WRs) overflowed a shallow buffer every time, each failure cost another repair with a longer
+ * delay, and the receiving side's flows filled the queue of the data's ACKs.
+ *
  * <p>With {@code pathmonitor.probeOnPathAdded=false} (set by the core on the accepting side, whose
  * connect-time probes wait for the connecting side's) an added path is probed only on
  * {@link #requestProbe}.
@@ -225,6 +233,7 @@ final class ConnectionPathMonitor implements PathMonitor {
         if (outcome == ChunkOutcome.SUCCESS) {
             r.completedBytes += bytes;
             r.chunksCompleted++;
+            r.provenChunkBytes = bytes;
             delivered(r, bytes, latencyNanos);
         } else {
             r.chunksFailed++;
@@ -453,6 +462,12 @@ final class ConnectionPathMonitor implements PathMonitor {
         r.probeAgain = false;
         r.probeFailed = false;
         long flow = r.probeFlowBytes;
+        long taken = r.provenChunkBytes > 0 ? r.provenChunkBytes : r.lastGoodFlowBytes;
+        if (r.probation && taken > 0) {
+            // failback: no larger than the last data chunk (else probe flow) the path took
+            flow = Math.min(flow, taken);
+        }
+        r.probeFlowRunning = flow;
         r.probeFlowFull = flow >= settings.probeFlowBytes();
         r.probeWrBytes = Math.min(probeWrBytes, flow);
         r.probeWrsToIssue = (int) ((flow + r.probeWrBytes - 1) / r.probeWrBytes);
@@ -468,11 +483,12 @@ final class ConnectionPathMonitor implements PathMonitor {
         runningProbes--;
         if (r.probeFailed) {
             r.probesFailed++;
-            r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowBytes / 2);
+            r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowRunning / 2);
         } else {
+            r.lastGoodFlowBytes = r.probeFlowRunning;
             double capacity = flowCapacity(r);
             boolean first = r.probesCompleted == 0;
-            r.probeFlowBytes = Math.min(settings.probeFlowBytes(), 2 * r.probeFlowBytes);
+            r.probeFlowBytes = Math.min(settings.probeFlowBytes(), Math.max(r.probeFlowBytes, 2 * r.probeFlowRunning));
             if (first && r.probeFlowFull && warmingUp(r, capacity)) {
                 r.probeAgain = true;
             } else {

@@ -56,6 +56,16 @@ final class PathRecord {
     long probeFlowBytes;
     /** The running flow has the configured size (only such a flow may set the probed capacity). */
     boolean probeFlowFull;
+    /** Bytes of the running (or last) flow. */
+    long probeFlowRunning;
+    /**
+     * The size of the path's latest data chunk that completed successfully (0: none yet): a WR of
+     * this size is what the congestion policy last saw the path take, so a probation flow is no
+     * larger (one WR of it).
+     */
+    long provenChunkBytes;
+    /** The size of the path's latest probe flow that succeeded (0: none yet). */
+    long lastGoodFlowBytes;
     int probeWrsToIssue;
     int probeWrsOutstanding;
     long probeWrBytes;

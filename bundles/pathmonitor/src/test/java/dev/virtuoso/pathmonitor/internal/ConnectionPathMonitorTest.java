@@ -439,6 +439,78 @@ class ConnectionPathMonitorTest {
     }
 
     @Test
+    void probationAfterADataChunkFailedIsOneWriteOfTheLastChunkThePathTook() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.onPathAdded(0);
+        long t = 0;
+        while (m.statistics(0, new PathStatistics()).probesCompleted == 0) {
+            t += 100 * MS;
+            completeFlow(m, t, ChunkOutcome.SUCCESS);
+        }
+        double capacity = m.probedCapacity(0);
+        // a shallow buffer: 60000-byte data chunks get through, a larger one fails the QP
+        for (int i = 0; i < 8; i++) {
+            m.onChunkPosted(0, 60_000);
+            m.onChunkCompleted(0, 60_000, 5 * MS, ChunkOutcome.SUCCESS);
+        }
+        m.onChunkPosted(0, 80_000);
+        m.onChunkCompleted(0, 80_000, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
+        m.onPathState(0, PathState.RECOVERING);
+        m.onPathState(0, PathState.UP);
+        assertFalse(m.usable(0), "on probation after the repair");
+        t += 60_000 * MS;
+        m.tick(t);
+        ProbeRequest req = new ProbeRequest();
+        assertTrue(m.nextProbe(req));
+        assertEquals(60_000, req.bytes(), "one WRITE of the last chunk the path took");
+        assertFalse(m.nextProbe(req), "and no more");
+        m.onProbeCompleted(0, 60_000, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
+        assertFalse(m.usable(0));
+        // it failed too (the path got worse): the next one is half of it
+        m.onPathState(0, PathState.RECOVERING);
+        m.onPathState(0, PathState.UP);
+        t += 60_000 * MS;
+        m.tick(t);
+        assertEquals(30_000, completeFlow(m, t, ChunkOutcome.SUCCESS), "half after a failed one");
+        assertTrue(m.usable(0), "a flow that gets through ends probation");
+        assertEquals(capacity, m.probedCapacity(0), "a probation flow below the configured size measures nothing");
+        // a probe not on probation (requested) still has the size the back-off allows, not the chunk's
+        m.requestProbe(0);
+        t += 100 * MS;
+        m.tick(t);
+        assertEquals(60_000, completeFlow(m, t, ChunkOutcome.SUCCESS), "doubled from the last flow");
+        assertEquals(0, m.unexpectedCompletions());
+    }
+
+    @Test
+    void probationOnASideWithoutDataIsTheLastFlowThatGotThrough() {
+        // the receiving side of a one-way transfer: no data chunk of its own on the path
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.onPathAdded(0);
+        long t = 0;
+        for (long flow : new long[] {512 * KIB, 256 * KIB, 128 * KIB}) {
+            assertEquals(flow, completeFlow(m, t, ChunkOutcome.RETRY_EXCEEDED), "a shallow buffer: flows fail");
+            t += 60_000 * MS; // past the error cooldown
+            m.tick(t);
+            m.requestProbe(0);
+        }
+        assertEquals(64 * KIB, completeFlow(m, t, ChunkOutcome.SUCCESS));
+        for (int round = 0; round < 3; round++) {
+            m.onPathState(0, PathState.RECOVERING);
+            m.onPathState(0, PathState.UP);
+            t += 60_000 * MS;
+            m.tick(t);
+            ProbeRequest req = new ProbeRequest();
+            assertTrue(m.nextProbe(req));
+            assertEquals(64 * KIB, req.bytes(), "probation: one WRITE of the flow that got through, round " + round);
+            assertFalse(m.nextProbe(req));
+            m.onProbeCompleted(0, req.bytes(), 5 * MS, ChunkOutcome.SUCCESS);
+            assertTrue(m.usable(0));
+        }
+        assertEquals(0, m.unexpectedCompletions());
+    }
+
+    @Test
     void withoutProbingAPathRejoinsAtOnce() {
         ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 0, 0);
         m.onPathAdded(0);

@@ -152,8 +152,9 @@ public interface Reassembly extends AutoCloseable {
     boolean nextNotice(PlacementNotice out);
 
     /**
-     * A notice taken with {@link #nextNotice} ended. If it failed, the placement is reported over
-     * the control channel instead (counted in {@link ReassemblyCounters#noticeFallbacks()}).
+     * A notice taken with {@link #nextNotice} ended. If it failed (other than FLUSHED, which means
+     * the connection is being torn down), the placement is reported over the control channel instead
+     * (counted in {@link ReassemblyCounters#noticeFallbacks()}).
      *
      * @param slot {@link PlacementNotice#slot()}
      * @param status its status

@@ -141,7 +141,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                     + peerSlotSize);
         }
         remote = new RemoteReceives(peerMaxReceives);
-        notices = new NoticeQueue(2 * peerMaxReceives);
+        // failure reports, plus the fallback reports of as many failed notices as there are notice entries
+        notices = new NoticeQueue(2 * peerMaxReceives + config.maxReceives());
         placements.start(2 * peerMaxReceives);
         peerSlots = peerSlotCount;
         credits = peerSlotCount;
@@ -455,9 +456,10 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     @Override
     public void noticeFinished(int slot, MpStatus status) {
         long[] n = placements.release(slot, released);
-        if (status != MpStatus.SUCCESS && !closed) {
+        if (status != MpStatus.SUCCESS && status != MpStatus.FLUSHED && !closed) {
             // the SEND failed at the responder or no path is left: the control channel carries the
-            // report, and the slot credit the notice was charged goes back with it
+            // report, and the slot credit the notice was charged goes back with it (FLUSHED: the
+            // connection is being torn down, nothing is sent any more)
             counters.add(Counter.NOTICE_FALLBACK, 1);
             notice(SEND_DONE, n[0], n[1], (int) n[2] | FLAG_CREDIT);
         }

@@ -173,6 +173,19 @@ class PlacementNoticeTest {
     }
 
     @Test
+    void aNoticeFlushedAtTeardownIsNotReportedOverTheControlChannel() throws Exception {
+        ReassemblyHarness h = new ReassemblyHarness(8, 2, 256, 256);
+        postLarge(h, 1, 1024);
+        h.exchange();
+        h.a.r.reserveSend(600, target);
+        h.a.r.sendFinished(target.sequence(), true, MpStatus.SUCCESS, 600, 2);
+        assertTrue(h.a.r.nextNotice(notice));
+        h.a.r.noticeFinished(notice.slot(), MpStatus.FLUSHED);
+        assertEquals(0, h.a.r.counters().noticeFallbacks());
+        assertEquals(0, h.a.r.duty());
+    }
+
+    @Test
     void aFailedNoticeThatHadLandedIsNotPlacedTwice() throws Exception {
         ReassemblyHarness h = new ReassemblyHarness(8, 2, 256, 256);
         postLarge(h, 2, 1024);

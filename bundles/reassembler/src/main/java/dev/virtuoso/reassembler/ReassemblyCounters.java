@@ -15,6 +15,7 @@ public final class ReassemblyCounters {
     volatile long noticesReceived;
     volatile long noticeFallbacks;
     volatile long placementReportsReceived;
+    volatile long violations;
 
     public long smallReceived() {
         return smallReceived;
@@ -90,6 +91,15 @@ public final class ReassemblyCounters {
         return placementReportsReceived;
     }
 
+    /**
+     * @return completions and control messages of the peer that broke the protocol (each drops the
+     *     peer: the engine fails the connection)
+     * @since 2.1
+     */
+    public long violations() {
+        return violations;
+    }
+
     /** Engine-thread increments (single writer). */
     public void add(Counter c, long n) {
         switch (c) {
@@ -106,6 +116,7 @@ public final class ReassemblyCounters {
             case NOTICE_RECEIVED -> noticesReceived += n;
             case NOTICE_FALLBACK -> noticeFallbacks += n;
             case REPORT_RECEIVED -> placementReportsReceived += n;
+            case VIOLATION -> violations += n;
             default -> throw new IllegalArgumentException(String.valueOf(c));
         }
     }
@@ -120,7 +131,9 @@ public final class ReassemblyCounters {
         /** @since 2.1 */
         NOTICE_FALLBACK,
         /** @since 2.1 */
-        REPORT_RECEIVED
+        REPORT_RECEIVED,
+        /** @since 2.1 */
+        VIOLATION
     }
 
     @Override
@@ -129,6 +142,7 @@ public final class ReassemblyCounters {
                 + receivesFailed + ", copied=" + bytesCopied + ", duplicates=" + duplicates + ", slotErrors="
                 + slotErrors + ", control=" + controlSent + ", credits=" + creditsReturned + ", creditWaits="
                 + sendsWaitingForCredit + ", noticesSent=" + noticesSent + ", noticesReceived=" + noticesReceived
-                + ", noticeFallbacks=" + noticeFallbacks + ", reportsReceived=" + placementReportsReceived + "]";
+                + ", noticeFallbacks=" + noticeFallbacks + ", reportsReceived=" + placementReportsReceived + ", violations="
+                + violations + "]";
     }
 }

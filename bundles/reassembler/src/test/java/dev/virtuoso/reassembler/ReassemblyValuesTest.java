@@ -33,6 +33,7 @@ class ReassemblyValuesTest {
         READ.put(Counter.NOTICE_RECEIVED, ReassemblyCounters::noticesReceived);
         READ.put(Counter.NOTICE_FALLBACK, ReassemblyCounters::noticeFallbacks);
         READ.put(Counter.REPORT_RECEIVED, ReassemblyCounters::placementReportsReceived);
+        READ.put(Counter.VIOLATION, ReassemblyCounters::violations);
     }
 
     @Test
@@ -57,7 +58,7 @@ class ReassemblyValuesTest {
         }
         assertEquals("ReassemblyCounters[small=1, large=2, failed=3, copied=4, duplicates=5, slotErrors=6, control=7,"
                 + " credits=8, creditWaits=9, noticesSent=10, noticesReceived=11, noticeFallbacks=12,"
-                + " reportsReceived=13]", counters.toString());
+                + " reportsReceived=13, violations=14]", counters.toString());
     }
 
     @Test

@@ -189,6 +189,15 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public void onCompletion(IbvWc wc) throws ReassemblyException {
+        try {
+            slotCompletion(wc);
+        } catch (ReassemblyException e) {
+            counters.add(Counter.VIOLATION, 1);
+            throw e;
+        }
+    }
+
+    private void slotCompletion(IbvWc wc) throws ReassemblyException {
         long slotId = WrId.slot(wc.wrId());
         if (slotId >= config.slots()) {
             throw new ReassemblyException("completion for unknown slot " + slotId);
@@ -520,6 +529,15 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public void onControl(ByteBuffer body) throws ReassemblyException {
+        try {
+            control(body);
+        } catch (ReassemblyException e) {
+            counters.add(Counter.VIOLATION, 1);
+            throw e;
+        }
+    }
+
+    private void control(ByteBuffer body) throws ReassemblyException {
         if (!started) {
             throw new ReassemblyException("control message before start");
         }

@@ -126,6 +126,7 @@ class PlacementNoticeTest {
         IbvWc writeImm = new IbvWc().set(h.b.srq.posted.removeFirst()[0], IbvWcStatus.SUCCESS,
                 IbvWcOpcode.RECV_RDMA_WITH_IMM, 0, 0, IbvWc.WITH_IMM, 1, 1, 0);
         assertThrows(ReassemblyException.class, () -> h.b.r.onCompletion(writeImm), "no WRITE_WITH_IMM into slots");
+        assertEquals(7, h.b.r.counters().violations(), "every violation is counted");
         assertEquals(0, h.b.deliver());
         h.b.arriveSmall(imm0, payload(0, 1024, 64));
         assertEquals(1, h.b.deliver());

@@ -126,7 +126,10 @@ public interface Reassembly extends AutoCloseable {
     int reserveSend(long length, SendTarget out);
 
     /**
-     * An MP_SEND reserved earlier ended: a large one is reported placed, a failed one failed.
+     * An MP_SEND reserved earlier ended: a large one's placement is announced by a notice on a
+     * path ({@link #nextNotice}), a failed one is reported failed over the control channel. Call it
+     * only when every byte is placed and no earlier failed attempt can still land (the
+     * decomposition's fence).
      *
      * @param sequence {@link SendTarget#sequence()}
      * @param large whether it was {@link #LARGE}
@@ -137,7 +140,36 @@ public interface Reassembly extends AutoCloseable {
     void sendFinished(long sequence, boolean large, MpStatus status, long length, int paths);
 
     /**
-     * Sends pending control messages (advertisements, credits, placement reports).
+     * Takes the next placement notice that is due, if a slot credit for it is available: the caller
+     * posts it as one SEND_WITH_IMM, whole on one path (re-posted on another if that path fails),
+     * and reports its end with {@link #noticeFinished}. The notice consumes one of the peer's
+     * receive slots, so it is charged a slot credit like a small message.
+     *
+     * @param out filled when a notice is returned
+     * @return true if {@code out} holds a notice to post
+     * @since 2.1
+     */
+    boolean nextNotice(PlacementNotice out);
+
+    /**
+     * A notice taken with {@link #nextNotice} ended. If it failed (other than FLUSHED, which means
+     * the connection is being torn down), the placement is reported over the control channel instead
+     * (counted in {@link ReassemblyCounters#noticeFallbacks()}).
+     *
+     * @param slot {@link PlacementNotice#slot()}
+     * @param status its status
+     * @since 2.1
+     */
+    void noticeFinished(int slot, MpStatus status);
+
+    /**
+     * @return true if placement notices wait for a slot credit or for {@link #nextNotice}
+     * @since 2.1
+     */
+    boolean noticesPending();
+
+    /**
+     * Sends pending control messages (advertisements, credits, failure reports).
      *
      * @return control messages sent
      */

@@ -11,6 +11,11 @@ public final class ReassemblyCounters {
     volatile long controlSent;
     volatile long creditsReturned;
     volatile long sendsWaitingForCredit;
+    volatile long noticesSent;
+    volatile long noticesReceived;
+    volatile long noticeFallbacks;
+    volatile long placementReportsReceived;
+    volatile long violations;
 
     public long smallReceived() {
         return smallReceived;
@@ -52,6 +57,49 @@ public final class ReassemblyCounters {
         return sendsWaitingForCredit;
     }
 
+    /**
+     * @return placement notices of large MP_SENDs taken for posting on a path (sender side)
+     * @since 2.1
+     */
+    public long noticesSent() {
+        return noticesSent;
+    }
+
+    /**
+     * @return placement notices that arrived on a path and completed a receive (receiver side)
+     * @since 2.1
+     */
+    public long noticesReceived() {
+        return noticesReceived;
+    }
+
+    /**
+     * @return placement notices that failed on the paths and were reported over the control
+     *     channel instead (sender side)
+     * @since 2.1
+     */
+    public long noticeFallbacks() {
+        return noticeFallbacks;
+    }
+
+    /**
+     * @return placement reports (SEND_DONE records) that arrived over the control channel
+     *     (receiver side; only the fallback of a failed notice sends them)
+     * @since 2.1
+     */
+    public long placementReportsReceived() {
+        return placementReportsReceived;
+    }
+
+    /**
+     * @return completions and control messages of the peer that broke the protocol (each drops the
+     *     peer: the engine fails the connection)
+     * @since 2.1
+     */
+    public long violations() {
+        return violations;
+    }
+
     /** Engine-thread increments (single writer). */
     public void add(Counter c, long n) {
         switch (c) {
@@ -64,13 +112,28 @@ public final class ReassemblyCounters {
             case CONTROL -> controlSent += n;
             case CREDIT -> creditsReturned += n;
             case CREDIT_WAIT -> sendsWaitingForCredit += n;
+            case NOTICE_SENT -> noticesSent += n;
+            case NOTICE_RECEIVED -> noticesReceived += n;
+            case NOTICE_FALLBACK -> noticeFallbacks += n;
+            case REPORT_RECEIVED -> placementReportsReceived += n;
+            case VIOLATION -> violations += n;
             default -> throw new IllegalArgumentException(String.valueOf(c));
         }
     }
 
     /** Names for {@link #add}. */
     public enum Counter {
-        SMALL, LARGE, FAILED, COPIED, DUPLICATE, SLOT_ERROR, CONTROL, CREDIT, CREDIT_WAIT
+        SMALL, LARGE, FAILED, COPIED, DUPLICATE, SLOT_ERROR, CONTROL, CREDIT, CREDIT_WAIT,
+        /** @since 2.1 */
+        NOTICE_SENT,
+        /** @since 2.1 */
+        NOTICE_RECEIVED,
+        /** @since 2.1 */
+        NOTICE_FALLBACK,
+        /** @since 2.1 */
+        REPORT_RECEIVED,
+        /** @since 2.1 */
+        VIOLATION
     }
 
     @Override
@@ -78,6 +141,8 @@ public final class ReassemblyCounters {
         return "ReassemblyCounters[small=" + smallReceived + ", large=" + largeReceived + ", failed="
                 + receivesFailed + ", copied=" + bytesCopied + ", duplicates=" + duplicates + ", slotErrors="
                 + slotErrors + ", control=" + controlSent + ", credits=" + creditsReturned + ", creditWaits="
-                + sendsWaitingForCredit + "]";
+                + sendsWaitingForCredit + ", noticesSent=" + noticesSent + ", noticesReceived=" + noticesReceived
+                + ", noticeFallbacks=" + noticeFallbacks + ", reportsReceived=" + placementReportsReceived + ", violations="
+                + violations + "]";
     }
 }

@@ -5,8 +5,11 @@
  * to the sender over the connection's control channel. The k-th MP_SEND fills the k-th MP_RECV:
  * a small message travels as one SEND with immediate (the sequence number) into a pre-posted slot
  * of a shared receive queue and is copied once into the MP_RECV buffer; a large one is written
- * by RDMA WRITE chunks, over any paths, straight into the advertised buffer, and the sender reports
- * it placed (sequence number, length) once every chunk completed. Nothing is ordered across QPs, so
+ * by RDMA WRITE chunks, over any paths, straight into the advertised buffer, and once every chunk
+ * completed the sender announces it placed with a notice on one of the paths: a SEND with immediate
+ * (notice bit and sequence number) carrying the length, into a slot like a small message and charged
+ * a slot credit like one ({@link dev.virtuoso.reassembler.Reassembly#nextNotice}). The control
+ * channel carries advertisements, credits and failure reports only. Nothing is ordered across QPs, so
  * a receive completion is delivered only when its message is placed and every earlier one has been
  * delivered. Slots are flow-controlled by credits the receiver returns. On a device without SRQ
  * ({@code max_srq = 0}) every path QP holds a full set of slots on its own receive queue, so a
@@ -18,5 +21,5 @@
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package dev.virtuoso.reassembler;

@@ -29,6 +29,11 @@ class ReassemblyValuesTest {
         READ.put(Counter.CONTROL, ReassemblyCounters::controlSent);
         READ.put(Counter.CREDIT, ReassemblyCounters::creditsReturned);
         READ.put(Counter.CREDIT_WAIT, ReassemblyCounters::sendsWaitingForCredit);
+        READ.put(Counter.NOTICE_SENT, ReassemblyCounters::noticesSent);
+        READ.put(Counter.NOTICE_RECEIVED, ReassemblyCounters::noticesReceived);
+        READ.put(Counter.NOTICE_FALLBACK, ReassemblyCounters::noticeFallbacks);
+        READ.put(Counter.REPORT_RECEIVED, ReassemblyCounters::placementReportsReceived);
+        READ.put(Counter.VIOLATION, ReassemblyCounters::violations);
     }
 
     @Test
@@ -52,7 +57,8 @@ class ReassemblyValuesTest {
             counters.add(c, n++);
         }
         assertEquals("ReassemblyCounters[small=1, large=2, failed=3, copied=4, duplicates=5, slotErrors=6, control=7,"
-                + " credits=8, creditWaits=9]", counters.toString());
+                + " credits=8, creditWaits=9, noticesSent=10, noticesReceived=11, noticeFallbacks=12,"
+                + " reportsReceived=13, violations=14]", counters.toString());
     }
 
     @Test

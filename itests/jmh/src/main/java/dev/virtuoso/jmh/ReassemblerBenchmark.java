@@ -36,8 +36,9 @@ import dev.virtuoso.spi.verbs.IbvWcStatus;
  * delivered, credits go back.</li>
  * <li>{@link #largeMessage}: MP_RECV posted and advertised, the sender reserves it and reports it
  * placed (after the decomposer's RDMA WRITE chunks completed: the receiver gets no CQE for them),
- * the SEND_DONE record is handled by the receiver ({@code onControl}) and the MP_RECV completion is
- * delivered.</li>
+ * the sender takes the placement notice (a slot credit, its payload written), the notice's
+ * SEND_WITH_IMM completion of the receiver's SRQ slot is handled ({@code onCompletion}) and the
+ * MP_RECV completion is delivered, credits go back.</li>
  * </ul>
  * The payload bytes are put into the slots by the "RNIC" once, at setup: the cost measured is the
  * reassembler's own, both sides of the protocol included.
@@ -138,9 +139,11 @@ public class ReassemblerBenchmark {
             // the decomposer's WRITE chunks to target.remoteAddr() all completed
             f.a.sendFinished(s.target.sequence(), true, MpStatus.SUCCESS, LARGE_BYTES, PATHS);
         }
+        f.moveNotices();
         f.a.duty();
         f.b.deliver(f.sink);
         f.b.duty();
+        f.a.duty();
         return f.sink.delivered;
     }
 }

@@ -3,6 +3,7 @@ package dev.virtuoso.jmh;
 import java.nio.ByteBuffer;
 
 import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyException;
@@ -15,7 +16,11 @@ import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.IbvSrq;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcOpcode;
+import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.WrId;
 
 /**
  * Two reassemblies made by the real {@link ReassemblerComponent}, sender {@link #a} and receiver
@@ -38,6 +43,8 @@ final class ReassemblyFixture implements AutoCloseable {
     final MemoryPd bPd = new MemoryPd(0x2000_0000_0000L);
     final SlotSrq bSrq;
     final CountingSink sink = new CountingSink();
+    private final PlacementNotice notice = new PlacementNotice();
+    private final IbvWc wc = new IbvWc();
 
     /** @param slotBytes slot size of both sides (also their split threshold) */
     ReassemblyFixture(int slotBytes) throws VerbsException {
@@ -66,6 +73,28 @@ final class ReassemblyFixture implements AutoCloseable {
         for (int i = 0; i < slab.capacity(); i++) {
             slab.put(i, pattern(i % b.config().slotBytes()));
         }
+    }
+
+    /**
+     * Posts every placement notice {@link #a} has due and lands it in {@link #b}'s oldest posted
+     * slot, as the RNIC would (payload copied into the slot, SEND_WITH_IMM completion handled).
+     *
+     * @return notices moved
+     */
+    int moveNotices() throws ReassemblyException {
+        int n = 0;
+        while (a.nextNotice(notice)) {
+            long wrId = bSrq.take();
+            int slot = (int) WrId.slot(wrId);
+            bPd.mr.buffer().put(slot * b.config().slotBytes(), aPd.noticeMr.buffer(),
+                    (int) (notice.localAddr() - aPd.noticeMr.address()), notice.length());
+            wc.set(wrId, IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, notice.length(), notice.immData(), IbvWc.WITH_IMM, 1,
+                    2, 0);
+            b.onCompletion(wc);
+            a.noticeFinished(notice.slot(), MpStatus.SUCCESS);
+            n++;
+        }
+        return n;
     }
 
     @Override
@@ -114,6 +143,7 @@ final class ReassemblyFixture implements AutoCloseable {
     static final class MemoryPd implements IbvPd {
         private final long base;
         MemoryMr mr;
+        MemoryMr noticeMr;
         SlotSrq srq;
 
         MemoryPd(long base) {
@@ -122,6 +152,11 @@ final class ReassemblyFixture implements AutoCloseable {
 
         @Override
         public IbvMr regMr(ByteBuffer buffer, int access) {
+            // the placement notices' payload region is registered first, then the slots
+            if (noticeMr == null) {
+                noticeMr = new MemoryMr(buffer, base + (1L << 40), access);
+                return noticeMr;
+            }
             mr = new MemoryMr(buffer, base, access);
             return mr;
         }

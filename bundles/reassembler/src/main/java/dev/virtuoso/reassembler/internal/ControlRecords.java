@@ -7,9 +7,11 @@ package dev.virtuoso.reassembler.internal;
  * <pre>
  * RECV_POSTED  u8 1, u16 n, n x (u32 seq, u64 addr, u32 rkey, u32 capacity, u8 flags[bit0 = writable])
  * CREDIT       u8 2, u32 slots returned
- * SEND_DONE    u8 3, u32 seq, u32 length, u8 paths
+ * SEND_DONE    u8 3, u32 seq, u32 length, u8 (bit7 = a slot credit was charged, bits0..6 = paths)
  * SEND_FAILED  u8 4, u32 seq, u32 length, u8 (bit7 = a slot credit was charged, bits0..3 = reason)
  * </pre>
+ * A large MP_SEND's placement is announced on a path (a SEND_WITH_IMM notice into a receive slot,
+ * {@link Notices}); SEND_DONE is only sent when that notice failed.
  */
 final class ControlRecords {
     static final byte RECV_POSTED = 1;
@@ -24,6 +26,8 @@ final class ControlRecords {
 
     static final int FLAG_WRITABLE = 1;
     static final int FLAG_SMALL = 0x80;
+    /** Same bit as {@link #FLAG_SMALL}: the report releases a slot credit its sender was charged. */
+    static final int FLAG_CREDIT = 0x80;
     static final int REASON_TOO_LONG = 1;
     static final int REASON_NOT_WRITABLE = 2;
     static final int REASON_FAILED = 3;

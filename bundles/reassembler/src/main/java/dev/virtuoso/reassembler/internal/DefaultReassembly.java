@@ -2,6 +2,7 @@ package dev.virtuoso.reassembler.internal;
 
 import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT;
 import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT_BYTES;
+import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_CREDIT;
 import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_SMALL;
 import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_WRITABLE;
 import static dev.virtuoso.reassembler.internal.ControlRecords.NOTICE_BYTES;
@@ -17,6 +18,7 @@ import static dev.virtuoso.reassembler.internal.ControlRecords.SEND_FAILED;
 import java.nio.ByteBuffer;
 
 import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyCounters;
 import dev.virtuoso.reassembler.ReassemblyCounters.Counter;
@@ -30,6 +32,7 @@ import dev.virtuoso.spi.verbs.IbvQpInitAttr;
 import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.util.WrId;
@@ -58,7 +61,11 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     // send side
     private RemoteReceives remote;
+    /** Failure reports (and placement reports of failed notices) for the control channel. */
     private NoticeQueue notices;
+    /** Placement notices of large MP_SENDs, sent on the paths. */
+    private final Notices placements;
+    private final long[] released = new long[3];
     private long peerSlotBytes;
     private int peerSlots;
     private int credits;
@@ -68,22 +75,24 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private boolean slotErrorLogged;
 
     /** With a shared receive queue holding the slots of {@code slab}. */
-    DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, ReassemblyOutbox outbox) {
-        this(config, srq, slabMr, slab, null, outbox);
+    DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, Notices placements,
+            ReassemblyOutbox outbox) {
+        this(config, srq, slabMr, slab, null, placements, outbox);
     }
 
     /** Without SRQ: every path QP gets a slot set of its own from {@code sets}. */
-    DefaultReassembly(ReassemblyConfig config, SlotSets sets, ReassemblyOutbox outbox) {
-        this(config, null, null, null, sets, outbox);
+    DefaultReassembly(ReassemblyConfig config, SlotSets sets, Notices placements, ReassemblyOutbox outbox) {
+        this(config, null, null, null, sets, placements, outbox);
     }
 
     private DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, SlotSets sets,
-            ReassemblyOutbox outbox) {
+            Notices placements, ReassemblyOutbox outbox) {
         this.config = config;
         this.srq = srq;
         this.slabMr = slabMr;
         this.slab = slab;
         this.sets = sets;
+        this.placements = placements;
         this.outbox = outbox;
         this.receives = new ReceiveTable(config.maxReceives());
         this.creditThreshold = Math.max(1, config.slots() / 4);
@@ -132,7 +141,9 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                     + peerSlotSize);
         }
         remote = new RemoteReceives(peerMaxReceives);
-        notices = new NoticeQueue(2 * peerMaxReceives);
+        // failure reports, plus the fallback reports of as many failed notices as there are notice entries
+        notices = new NoticeQueue(2 * peerMaxReceives + config.maxReceives());
+        placements.start(2 * peerMaxReceives);
         peerSlots = peerSlotCount;
         credits = peerSlotCount;
         peerSlotBytes = peerSlotSize;
@@ -178,6 +189,15 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public void onCompletion(IbvWc wc) throws ReassemblyException {
+        try {
+            slotCompletion(wc);
+        } catch (ReassemblyException e) {
+            counters.add(Counter.VIOLATION, 1);
+            throw e;
+        }
+    }
+
+    private void slotCompletion(IbvWc wc) throws ReassemblyException {
         long slotId = WrId.slot(wc.wrId());
         if (slotId >= config.slots()) {
             throw new ReassemblyException("completion for unknown slot " + slotId);
@@ -193,10 +213,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return;
         }
         try {
-            if (!wc.hasImm()) {
-                throw new ReassemblyException("small message without sequence number");
-            }
-            placeSmall(slot, wc.immData(), wc.byteLen());
+            arrived(slab, slot, wc);
         } finally {
             repost(slot);
         }
@@ -218,10 +235,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return;
         }
         try {
-            if (!wc.hasImm()) {
-                throw new ReassemblyException("small message without sequence number");
-            }
-            placeSmall(set.slab, slot, wc.immData(), wc.byteLen());
+            arrived(set.slab, slot, wc);
         } finally {
             if (!closed) {
                 try {
@@ -233,23 +247,76 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
     }
 
-    private void placeSmall(int slot, int imm, int len) throws ReassemblyException {
-        placeSmall(slab, slot, imm, len);
+    /** A SEND into a slot: a small message or a placement notice, told apart by the immediate. */
+    private void arrived(ByteBuffer slotMemory, int slot, IbvWc wc) throws ReassemblyException {
+        if (!wc.hasImm()) {
+            throw new ReassemblyException("small message without sequence number");
+        }
+        if (wc.opcode() != IbvWcOpcode.RECV) {
+            throw new ReassemblyException("unexpected " + wc.opcode() + " into a receive slot");
+        }
+        if ((wc.immData() & Notices.NOTICE) != 0) {
+            onNotice(slotMemory, slot * config.slotBytes(), wc.immData() & Notices.SEQ_MASK, wc.byteLen());
+        } else {
+            placeSmall(slotMemory, slot, wc.immData(), wc.byteLen());
+        }
     }
 
-    private void placeSmall(ByteBuffer slotMemory, int slot, int imm, int len) throws ReassemblyException {
-        int rel = imm - (int) completeSeq;
+    /**
+     * @param seq31 a sequence number's low 31 bits (an immediate)
+     * @return the receive table index of an advertised, still posted receive, or -1 if it was
+     *     delivered or placed already (a copy re-sent after a path failure)
+     */
+    private int slotTarget(int seq31, String what) throws ReassemblyException {
+        int rel = ((seq31 - (int) completeSeq) << 1) >> 1;
         if (rel < 0) {
             counters.add(Counter.DUPLICATE, 1);
-            return;
+            return -1;
         }
         if (rel >= advertisedSeq - completeSeq) {
-            throw new ReassemblyException("small message for receive " + Integer.toUnsignedString(imm)
+            throw new ReassemblyException(what + " for receive " + Integer.toUnsignedString(seq31)
                     + " which was never advertised");
         }
         int i = receives.index(completeSeq + rel);
         if (receives.state[i] != ReceiveTable.POSTED) {
             counters.add(Counter.DUPLICATE, 1);
+            return -1;
+        }
+        return i;
+    }
+
+    /** A placement notice: every byte of a large message is in its receive buffer. */
+    private void onNotice(ByteBuffer slotMemory, int at, int seq31, int len) throws ReassemblyException {
+        if (len != Notices.PAYLOAD_BYTES) {
+            throw new ReassemblyException("placement notice of " + len + " bytes");
+        }
+        int seq = slotMemory.getInt(at);
+        long length = Integer.toUnsignedLong(slotMemory.getInt(at + 4));
+        int paths = slotMemory.get(at + 8) & 0xFF;
+        if ((seq & Notices.SEQ_MASK) != seq31) {
+            throw new ReassemblyException("placement notice for " + Integer.toUnsignedString(seq)
+                    + " with immediate " + seq31);
+        }
+        if (paths > 64) {
+            throw new ReassemblyException("placement notice naming " + paths + " paths");
+        }
+        int i = slotTarget(seq31, "placement notice");
+        if (i < 0) {
+            return;
+        }
+        if (length > receives.capacity[i]) {
+            throw new ReassemblyException("peer reports " + length + " bytes placed in a buffer of "
+                    + receives.capacity[i]);
+        }
+        creditsToReturn++;
+        counters.add(Counter.LARGE, 1);
+        counters.add(Counter.NOTICE_RECEIVED, 1);
+        receives.done(i, MpStatus.SUCCESS, length, paths, null);
+    }
+
+    private void placeSmall(ByteBuffer slotMemory, int slot, int imm, int len) throws ReassemblyException {
+        int i = slotTarget(imm, "small message");
+        if (i < 0) {
             return;
         }
         creditsToReturn++;
@@ -356,7 +423,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             }
             credits--;
             remote.nextSend++;
-            out.set(seq, (int) seq, 0, 0);
+            out.set(seq, (int) seq & Notices.SEQ_MASK, 0, 0);
             return SMALL;
         }
         remote.nextSend++;
@@ -364,19 +431,52 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             notice(SEND_FAILED, seq, length, REASON_NOT_WRITABLE);
             return NOT_WRITABLE;
         }
-        out.set(seq, (int) seq, remote.addr[i], remote.rkey[i]);
+        out.set(seq, (int) seq & Notices.SEQ_MASK, remote.addr[i], remote.rkey[i]);
         return LARGE;
     }
 
     @Override
     public void sendFinished(long sequence, boolean large, MpStatus status, long length, int paths) {
         if (status == MpStatus.SUCCESS) {
-            if (large) {
-                notice(SEND_DONE, sequence, length, paths);
+            if (large && !placements.add(sequence, length, paths)) {
+                // bounded by the peer's receives; more means our own bookkeeping is broken
+                throw new IllegalStateException("placement notice queue overflow");
             }
         } else {
             notice(SEND_FAILED, sequence, length, (large ? 0 : FLAG_SMALL) | REASON_FAILED);
         }
+    }
+
+    @Override
+    public boolean nextNotice(PlacementNotice out) {
+        if (!started || closed || !placements.ready()) {
+            return false;
+        }
+        if (credits == 0) {
+            counters.add(Counter.CREDIT_WAIT, 1);
+            return false;
+        }
+        credits--;
+        placements.take(out);
+        counters.add(Counter.NOTICE_SENT, 1);
+        return true;
+    }
+
+    @Override
+    public void noticeFinished(int slot, MpStatus status) {
+        long[] n = placements.release(slot, released);
+        if (status != MpStatus.SUCCESS && status != MpStatus.FLUSHED && !closed) {
+            // the SEND failed at the responder or no path is left: the control channel carries the
+            // report, and the slot credit the notice was charged goes back with it (FLUSHED: the
+            // connection is being torn down, nothing is sent any more)
+            counters.add(Counter.NOTICE_FALLBACK, 1);
+            notice(SEND_DONE, n[0], n[1], (int) n[2] | FLAG_CREDIT);
+        }
+    }
+
+    @Override
+    public boolean noticesPending() {
+        return placements.pending();
     }
 
     private void notice(byte type, long seq, long length, int extra) {
@@ -429,6 +529,15 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public void onControl(ByteBuffer body) throws ReassemblyException {
+        try {
+            control(body);
+        } catch (ReassemblyException e) {
+            counters.add(Counter.VIOLATION, 1);
+            throw e;
+        }
+    }
+
+    private void control(ByteBuffer body) throws ReassemblyException {
         if (!started) {
             throw new ReassemblyException("control message before start");
         }
@@ -499,14 +608,25 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         return receives.index(completeSeq + rel);
     }
 
-    private void onSendDone(int seq, long len, int paths) throws ReassemblyException {
+    private void onSendDone(int seq, long len, int flaggedPaths) throws ReassemblyException {
+        counters.add(Counter.REPORT_RECEIVED, 1);
+        int paths = flaggedPaths & ~FLAG_CREDIT;
         int i = advertisedIndex(seq);
+        if ((flaggedPaths & FLAG_CREDIT) != 0 && (i < 0 || receives.state[i] != ReceiveTable.POSTED)) {
+            // a failed notice's report, but the notice had landed after all (its credit came back then)
+            counters.add(Counter.DUPLICATE, 1);
+            return;
+        }
         if (i < 0 || receives.state[i] != ReceiveTable.POSTED) {
             throw new ReassemblyException("duplicate placement report for " + Integer.toUnsignedString(seq));
         }
         if (len > receives.capacity[i]) {
             throw new ReassemblyException("peer reports " + len + " bytes placed in a buffer of "
                     + receives.capacity[i]);
+        }
+        if ((flaggedPaths & FLAG_CREDIT) != 0) {
+            // the report of a failed placement notice, which was charged a slot credit
+            creditsToReturn++;
         }
         counters.add(Counter.LARGE, 1);
         receives.done(i, MpStatus.SUCCESS, len, paths, null);
@@ -558,5 +678,6 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             srq.close();
             slabMr.close();
         }
+        placements.close();
     }
 }

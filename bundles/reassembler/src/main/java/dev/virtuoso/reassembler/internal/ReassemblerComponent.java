@@ -24,16 +24,24 @@ public final class ReassemblerComponent implements Reassembler {
 
     @Override
     public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox) throws VerbsException {
+        Notices notices = notices(config, pd);
         ByteBuffer slab = ByteBuffer.allocateDirect(Math.multiplyExact(config.slots(), config.slotBytes()));
-        IbvMr mr = pd.regMr(slab, IbvAccess.LOCAL_WRITE);
+        IbvMr mr;
         IbvSrq srq;
+        try {
+            mr = pd.regMr(slab, IbvAccess.LOCAL_WRITE);
+        } catch (VerbsException | RuntimeException e) {
+            notices.close();
+            throw e;
+        }
         try {
             srq = pd.createSrq(config.slots(), 1);
         } catch (VerbsException | RuntimeException e) {
             mr.close();
+            notices.close();
             throw e;
         }
-        DefaultReassembly r = new DefaultReassembly(config, srq, mr, slab, outbox);
+        DefaultReassembly r = new DefaultReassembly(config, srq, mr, slab, notices, outbox);
         try {
             r.postSrqSlots();
         } catch (VerbsException | RuntimeException e) {
@@ -43,12 +51,19 @@ public final class ReassemblerComponent implements Reassembler {
         return r;
     }
 
+    /** One payload entry per MP_RECV the peer may have waiting: placement notices never wait for an entry long. */
+    private static Notices notices(ReassemblyConfig config, IbvPd pd) throws VerbsException {
+        ByteBuffer payload = ByteBuffer.allocateDirect(Math.multiplyExact(config.maxReceives(), Notices.ENTRY_BYTES));
+        return new Notices(pd.regMr(payload, IbvAccess.LOCAL_WRITE), payload, config.maxReceives());
+    }
+
     @Override
     public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox, IbvDeviceAttr device)
             throws VerbsException {
         if (device.maxSrq() != 0) {
             return newReassembly(config, pd, outbox);
         }
-        return new DefaultReassembly(config, new SlotSets(pd, config.slots(), config.slotBytes(), config.wrIdTag()), outbox);
+        return new DefaultReassembly(config, new SlotSets(pd, config.slots(), config.slotBytes(), config.wrIdTag()),
+                notices(config, pd), outbox);
     }
 }

@@ -51,11 +51,19 @@ class PerQpSlotsTest {
                 });
     }
 
+    private static final int MAX_RECEIVES = 16;
     private final List<MemoryMr> regions = new ArrayList<>();
+    private MemoryMr noticeRegion;
     private final IbvPd pd = (IbvPd) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {IbvPd.class},
             (proxy, m, args) -> {
                 if (m.getName().equals("regMr")) {
-                    MemoryMr mr = new MemoryMr((ByteBuffer) args[0], 0x100000L * (regions.size() + 1));
+                    ByteBuffer b = (ByteBuffer) args[0];
+                    if (b.capacity() == MAX_RECEIVES * Notices.ENTRY_BYTES) {
+                        // the placement notices' payload region, not a slot set
+                        noticeRegion = new MemoryMr(b, 0x10000L);
+                        return noticeRegion;
+                    }
+                    MemoryMr mr = new MemoryMr(b, 0x100000L * (regions.size() + 1));
                     regions.add(mr);
                     return mr;
                 }
@@ -76,7 +84,7 @@ class PerQpSlotsTest {
                 control.add(body);
             }
         };
-        return new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", 16, SLOTS, SLOT_BYTES, 128, 2L << 60), pd,
+        return new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", MAX_RECEIVES, SLOTS, SLOT_BYTES, 128, 2L << 60), pd,
                 out, new IbvDeviceAttr().maxSrq(0));
     }
 
@@ -154,6 +162,7 @@ class PerQpSlotsTest {
         assertEquals(SLOTS, q1.posted.size());
         r.close();
         assertTrue(regions.stream().allMatch(m -> m.closed), "slot memory released on close");
+        assertTrue(noticeRegion.closed, "notice memory released on close");
     }
 
     @Test

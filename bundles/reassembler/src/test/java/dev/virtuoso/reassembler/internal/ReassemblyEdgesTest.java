@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyException;
@@ -36,6 +37,7 @@ class ReassemblyEdgesTest {
     private static final long TAG = 2L << 60;
 
     private static final long SLAB_BASE = 0x10000;
+    private static final long NOTICE_BASE = 0x80000;
 
     record Completion(long wrId, MpStatus status, long length, int paths, String detail) {
     }
@@ -50,6 +52,8 @@ class ReassemblyEdgesTest {
     private boolean srqRefuses;
     private boolean srqClosed;
     private ByteBuffer slab;
+    private ByteBuffer noticePayload;
+    private MemoryMr noticeMr;
     private MemoryMr mr;
     private DefaultReassembly r;
     private int slotBytes;
@@ -84,8 +88,10 @@ class ReassemblyEdgesTest {
                 sent.add(body);
             }
         };
+        noticePayload = ByteBuffer.allocateDirect(maxReceives * Notices.ENTRY_BYTES);
+        noticeMr = new MemoryMr(noticePayload, NOTICE_BASE);
         r = new DefaultReassembly(new ReassemblyConfig("t", maxReceives, slots, slotSize, splitThreshold, TAG), srq, mr,
-                slab, outbox);
+                slab, new Notices(noticeMr, noticePayload, maxReceives), outbox);
         try {
             r.postSrqSlots(); // as ReassemblerComponent does
         } catch (VerbsException e) {
@@ -521,11 +527,7 @@ class ReassemblyEdgesTest {
         r.sendFinished(3, true, MpStatus.PATH_FAILURE, 800, 2);
         assertEquals(1, r.duty());
         ByteBuffer b = sent.get(0);
-        assertEquals(30, b.remaining(), "a small success needs no report");
-        assertEquals(ControlRecords.SEND_DONE, b.get());
-        assertEquals(0, b.getInt());
-        assertEquals(900, b.getInt());
-        assertEquals(3, b.get());
+        assertEquals(20, b.remaining(), "a small success needs no report, a large one's goes on a path");
         assertEquals(ControlRecords.SEND_FAILED, b.get());
         assertEquals(2, b.getInt());
         assertEquals(10, b.getInt());
@@ -534,5 +536,22 @@ class ReassemblyEdgesTest {
         assertEquals(3, b.getInt());
         assertEquals(800, b.getInt());
         assertEquals(ControlRecords.REASON_FAILED, b.get());
+
+        PlacementNotice n = new PlacementNotice();
+        assertTrue(r.noticesPending());
+        assertTrue(r.nextNotice(n), "the large success is announced by a notice");
+        assertEquals(0, n.sequence());
+        assertEquals(Notices.NOTICE, n.immData(), "notice bit and sequence 0");
+        assertEquals(Notices.PAYLOAD_BYTES, n.length());
+        assertEquals(noticeMr.lkey(), n.lkey());
+        int at = (int) (n.localAddr() - NOTICE_BASE);
+        assertEquals(0, noticePayload.getInt(at));
+        assertEquals(900, noticePayload.getInt(at + 4));
+        assertEquals(3, noticePayload.get(at + 8));
+        assertFalse(r.nextNotice(n));
+        assertFalse(r.noticesPending());
+        assertEquals(1, r.counters().noticesSent());
+        r.noticeFinished(n.slot(), MpStatus.SUCCESS);
+        assertEquals(0, r.duty(), "a delivered notice needs nothing on the control channel");
     }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyException;
 import dev.virtuoso.reassembler.ReassemblyOutbox;
@@ -29,6 +30,8 @@ final class ReassemblyHarness {
         final DefaultReassembly r;
         final MemorySrq srq = new MemorySrq();
         final MemoryMr slabMr;
+        final MemoryMr noticeMr;
+        final PlacementNotice notice = new PlacementNotice();
         final ArrayDeque<ByteBuffer> outbox = new ArrayDeque<>();
         final List<Delivered> delivered = new ArrayList<>();
         final IbvWc wc = new IbvWc();
@@ -48,8 +51,10 @@ final class ReassemblyHarness {
                     outbox.add(body);
                 }
             };
+            ByteBuffer payload = ByteBuffer.allocateDirect(maxReceives * Notices.ENTRY_BYTES);
+            noticeMr = new MemoryMr(payload, 0x80000);
             r = new DefaultReassembly(new ReassemblyConfig(name, maxReceives, slots, slotBytes, splitThreshold, 2L << 60), srq,
-                    slabMr, slab, out);
+                    slabMr, slab, new Notices(noticeMr, payload, maxReceives), out);
             try {
                 r.postSrqSlots(); // as ReassemblerComponent does
             } catch (dev.virtuoso.spi.verbs.VerbsException e) {
@@ -68,6 +73,22 @@ final class ReassemblyHarness {
             r.onCompletion(wc);
         }
 
+        /**
+         * Posts every placement notice that is due, as the engine would, and lands each on {@code peer}
+         * as its RNIC would (a SEND with immediate into a slot); the SEND completes successfully.
+         */
+        int sendNotices(Side peer) throws ReassemblyException {
+            int n = 0;
+            while (r.nextNotice(notice)) {
+                byte[] payload = new byte[notice.length()];
+                noticeMr.buffer().get((int) (notice.localAddr() - noticeMr.address()), payload);
+                peer.arriveSmall(notice.immData(), payload);
+                r.noticeFinished(notice.slot(), MpStatus.SUCCESS);
+                n++;
+            }
+            return n;
+        }
+
         int deliver() {
             return r.deliver((wrId, st, len, paths, detail) -> delivered.add(new Delivered(wrId, st, len, paths)));
         }
@@ -83,13 +104,16 @@ final class ReassemblyHarness {
         b.r.start(maxReceives, slots, slotBytes);
     }
 
-    /** Runs both sides' duty cycles and hands the control messages across until quiet. */
+    /**
+     * Runs both sides' duty cycles and hands the control messages and the placement notices across
+     * until quiet.
+     */
     void exchange() throws ReassemblyException {
         boolean moved = true;
         while (moved) {
             a.r.duty();
             b.r.duty();
-            moved = false;
+            moved = a.sendNotices(b) + b.sendNotices(a) > 0;
             while (!a.outbox.isEmpty()) {
                 b.r.onControl(a.outbox.poll());
                 moved = true;

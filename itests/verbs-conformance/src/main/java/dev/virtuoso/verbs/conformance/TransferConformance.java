@@ -125,6 +125,38 @@ public abstract class TransferConformance extends ConformanceBase {
         assertTrue(Rig.quiet(req.cq(), 0).isEmpty(), "extra completions on A");
     }
 
+    /**
+     * The core tells a placement notice from a small message by bit 31 of the immediate: every bit
+     * of a SEND's immediate must arrive unchanged, the top one included.
+     */
+    @Test
+    void sendImmediatesKeepEveryBit() throws Exception {
+        QpPair p = rig.connect(new QpSettings());
+        int[] imms = {0x8000_0000, 0xFFFF_FFFF, 0x7FFF_FFFF, 0x8000_0001, 0};
+        Mem src = rig.mem(rig.pdA, 16, IbvAccess.LOCAL_WRITE).fillRandom(9);
+        Mem dst = rig.mem(rig.pdB, 16 * imms.length, ALL).fill(FILL);
+        for (int i = 0; i < imms.length; i++) {
+            p.b().postRecv(Rig.recv(100 + i, dst, 16 * i, 16));
+        }
+        for (int i = 0; i < imms.length; i++) {
+            p.a().postSend(Rig.wr(i, IbvWrOpcode.SEND_WITH_IMM, src, 0, 9, null, 0).immData(imms[i]));
+        }
+        List<IbvWc> sent = Rig.expect(rig.cqA, imms.length);
+        for (IbvWc wc : sent) {
+            assertEquals(IbvWcStatus.SUCCESS, wc.status(), wc.toString());
+        }
+        List<IbvWc> got = Rig.expect(rig.cqB, imms.length);
+        for (int i = 0; i < imms.length; i++) {
+            IbvWc rc = got.get(i);
+            assertEquals(IbvWcStatus.SUCCESS, rc.status(), rc.toString());
+            assertEquals(100 + i, rc.wrId());
+            assertEquals(9, rc.byteLen());
+            assertTrue(rc.hasImm(), rc.toString());
+            assertEquals(imms[i], rc.immData(), "immediate " + Integer.toHexString(imms[i]));
+            assertEquals(-1, dst.mismatch(16 * i, src, 0, 9), "payload " + i);
+        }
+    }
+
     @Test
     void gatherAndScatterAcrossSges() throws Exception {
         QpPair p = rig.connect(new QpSettings());

@@ -30,6 +30,7 @@ import dev.virtuoso.qpmanager.internal.bootstrap.Fields;
 import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
+import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyException;
 import dev.virtuoso.reassembler.ReceiveCompletionSink;
@@ -96,6 +97,7 @@ final class ConnectionEngine {
     private final IbvWc[] wcs = new IbvWc[64];
     private final MessageSpec spec = new MessageSpec();
     private final SendTarget target = new SendTarget();
+    private final PlacementNotice notice = new PlacementNotice();
     private final PendingSends pendingSends;
     private final ReceiveCompletionSink recvSink;
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -163,7 +165,7 @@ final class ConnectionEngine {
                 paths.addEstablished(slot);
             }
             this.decomposition = decomposer.newDecomposition(
-                    new DecompositionConfig(s.id, options.maxOutstanding(), cs.maxPaths() * cs.sendQueueDepth(),
+                    new DecompositionConfig(s.id, maxMessages(options, reassembly), cs.maxPaths() * cs.sendQueueDepth(),
                             options.splitThreshold(), options.chunkSize(), cs.builtinChunksPerPath(),
                             options.failoverTimeout().toNanos(), WrIdTags.CHUNK),
                     new DecompositionWiring(table, paths.chunks(), sink(conn, reassembly), this.monitor, this.monitor.view()));
@@ -194,11 +196,29 @@ final class ConnectionEngine {
         };
     }
 
-    /** The decomposition's completion sink: SEND completions also report to the reassembly. */
+    /** SEND tags: the sequence number (or a notice's slot) shifted left by 2, the kind in the low bits. */
+    static final long SEND_SMALL = 0;
+    static final long SEND_LARGE = 1;
+    static final long SEND_NOTICE = 2;
+
+    /** The application's requests plus one placement notice per entry the reassembly has for them. */
+    static int maxMessages(ConnectOptions options, Reassembly reassembly) {
+        return options.maxOutstanding() + reassembly.config().maxReceives();
+    }
+
+    /**
+     * The decomposition's completion sink: SEND completions also report to the reassembly; a
+     * placement notice (the engine's own SEND) reports to it only.
+     */
     static MessageCompletionSink sink(MpConnection conn, Reassembly reassembly) {
         return (wrId, tag, op, status, bytes, pathCount, detail) -> {
             if (op == MpOpcode.SEND) {
-                reassembly.sendFinished(tag >>> 1, (tag & 1) != 0, status, bytes, pathCount);
+                long kind = tag & 3;
+                if (kind == SEND_NOTICE) {
+                    reassembly.noticeFinished((int) (tag >>> 2), status);
+                    return;
+                }
+                reassembly.sendFinished(tag >>> 2, kind == SEND_LARGE, status, bytes, pathCount);
             }
             conn.complete(wrId, op, status, bytes, pathCount, detail);
         };
@@ -378,7 +398,7 @@ final class ConnectionEngine {
             t = closeDeadline;
         }
         if (decomposition.messagesInProgress() > 0 || decomposition.chunksInFlight() > 0 || !pendingSends.isEmpty()
-                || controlBlocked || paths.timersPending() || monitor.timersPending()) {
+                || reassembly.noticesPending() || controlBlocked || paths.timersPending() || monitor.timersPending()) {
             t = Math.min(t, now + BUSY_TICK_NANOS);
         } else if (monitor.monitored()) {
             t = Math.min(t, now + HOUSEKEEPING_NANOS);
@@ -420,6 +440,7 @@ final class ConnectionEngine {
             dataWork |= data > 0;
             work += data;
             work += monitor.probe();
+            work += startNotices();
             work += startSends();
             work += decomposition.schedule();
             work += reassembly.deliver(recvSink);
@@ -551,15 +572,33 @@ final class ConnectionEngine {
             long addr = r.mr.address() + pendingSends.headOffset();
             switch (kind) {
                 case Reassembly.SMALL -> decomposition.submit(spec.sendSmall(wrId, addr, r.mr.lkey(), len,
-                        target.immData()).tag(target.sequence() << 1));
+                        target.immData()).tag(target.sequence() << 2 | SEND_SMALL));
                 case Reassembly.LARGE -> decomposition.submit(spec.sendLarge(wrId, addr, r.mr.lkey(), len,
-                        target.remoteAddr(), target.rkey()).tag(target.sequence() << 1 | 1));
+                        target.remoteAddr(), target.rkey()).tag(target.sequence() << 2 | SEND_LARGE));
                 case Reassembly.TOO_LONG -> conn.complete(wrId, MpOpcode.SEND, MpStatus.REMOTE_OPERATION_ERROR, 0,
                         0, "message of " + len + " bytes is longer than the peer's receive buffer");
                 default -> conn.complete(wrId, MpOpcode.SEND, MpStatus.REMOTE_ACCESS_ERROR, 0, 0,
                         "the peer's receive buffer is not registered for remote write");
             }
             pendingSends.removeHead();
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Posts the placement notices of large MP_SENDs whose every byte is placed (and fenced): each is
+     * one small SEND with immediate through the decomposition, so it goes whole on one live path and
+     * is re-posted on another if that path fails, like a small message.
+     */
+    private int startNotices() {
+        int n = 0;
+        while (reassembly.nextNotice(notice)) {
+            if (!decomposition.submit(spec.sendSmall(0, notice.localAddr(), notice.lkey(), notice.length(),
+                    notice.immData()).tag((long) notice.slot() << 2 | SEND_NOTICE))) {
+                // cannot happen (room for every notice entry is reserved): the report falls back to the control channel
+                reassembly.noticeFinished(notice.slot(), MpStatus.PATH_FAILURE);
+            }
             n++;
         }
         return n;
@@ -649,7 +688,8 @@ final class ConnectionEngine {
     }
 
     private boolean drained() {
-        return conn.requests.peek() == null && pendingSends.isEmpty() && decomposition.messagesInProgress() == 0;
+        return conn.requests.peek() == null && pendingSends.isEmpty() && decomposition.messagesInProgress() == 0
+                && !reassembly.noticesPending();
     }
 
     /** Flushes every unfinished request, tells the peer, releases every resource. */

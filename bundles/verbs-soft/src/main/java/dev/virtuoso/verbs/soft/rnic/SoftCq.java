@@ -16,6 +16,9 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * with a release store; the poller reads the tail with an acquire load and publishes its head the
  * same way so the engine can reuse slots.
  *
+ * <p>The entries are allocated as the CQ fills ({@link Entries}): a CQ costs memory for the most
+ * completions it held at once, not for its size.
+ *
  * <p>A CQ that overflows is broken, as on hardware: the engine moves the QP that could not complete
  * to ERR and {@link #pollCq} fails once the entries that made it are drained.
  */
@@ -26,15 +29,15 @@ final class SoftCq implements IbvCq {
 
     final SoftContext context;
     final SoftCompChannel channel;
-    private final int mask;
-    private final long[] wrId;
-    private final IbvWcStatus[] status;
-    private final IbvWcOpcode[] opcode;
-    private final int[] byteLen;
-    private final int[] imm;
-    private final int[] flags;
-    private final int[] qpNum;
-    private final int[] srcQp;
+    /** The CQ's size: entries it holds before it overflows (a power of two). */
+    private final int size;
+    /** Engine: the entries it writes; grown (never shrunk) when the CQ fills beyond them. */
+    private Entries produced;
+    /**
+     * The entries the poller reads: read after {@link #tail}, so an entry published by that tail
+     * is in them (the engine publishes grown entries before any tail that needs them).
+     */
+    private volatile Entries entries;
     private final AtomicLong head = new AtomicLong();
     private final AtomicLong tail = new AtomicLong();
     private final AtomicInteger armed = new AtomicInteger();
@@ -47,17 +50,55 @@ final class SoftCq implements IbvCq {
     SoftCq(SoftContext context, int cqe, SoftCompChannel channel) {
         this.context = context;
         this.channel = channel;
-        int size = Integer.highestOneBit(Math.max(cqe, 2) - 1) << 1;
-        mask = size - 1;
-        wrId = new long[size];
-        status = new IbvWcStatus[size];
-        opcode = new IbvWcOpcode[size];
-        byteLen = new int[size];
-        imm = new int[size];
-        flags = new int[size];
-        qpNum = new int[size];
-        srcQp = new int[size];
+        size = Integer.highestOneBit(Math.max(cqe, 2) - 1) << 1;
+        produced = new Entries(Math.min(size, INITIAL_ENTRIES));
+        entries = produced;
     }
+
+    /**
+     * The completion arrays, as large as the most completions the CQ has held at once (rounded up
+     * to a power of two, at least {@link #INITIAL_ENTRIES}) rather than its size: a CQ sized for
+     * every path's full send queue usually holds a few dozen. Never written again once replaced.
+     */
+    private static final class Entries {
+        final int mask;
+        final long[] wrId;
+        final IbvWcStatus[] status;
+        final IbvWcOpcode[] opcode;
+        final int[] byteLen;
+        final int[] imm;
+        final int[] flags;
+        final int[] qpNum;
+        final int[] srcQp;
+
+        Entries(int n) {
+            mask = n - 1;
+            wrId = new long[n];
+            status = new IbvWcStatus[n];
+            opcode = new IbvWcOpcode[n];
+            byteLen = new int[n];
+            imm = new int[n];
+            flags = new int[n];
+            qpNum = new int[n];
+            srcQp = new int[n];
+        }
+
+        void copy(long index, Entries from) {
+            int i = (int) index & mask;
+            int j = (int) index & from.mask;
+            wrId[i] = from.wrId[j];
+            status[i] = from.status[j];
+            opcode[i] = from.opcode[j];
+            byteLen[i] = from.byteLen[j];
+            imm[i] = from.imm[j];
+            flags[i] = from.flags[j];
+            qpNum[i] = from.qpNum[j];
+            srcQp[i] = from.srcQp[j];
+        }
+    }
+
+    /** Completion arrays a CQ starts with. */
+    static final int INITIAL_ENTRIES = 64;
 
     /**
      * Engine thread: appends a completion and fires the armed event if it matches.
@@ -70,24 +111,44 @@ final class SoftCq implements IbvCq {
             return false;
         }
         long t = producerTail;
-        if (t - head.get() > mask) {
+        long h = head.get();
+        if (t - h >= size) {
             overflowed = true;
             signal(true);
             return false;
         }
-        int i = (int) t & mask;
-        wrId[i] = id;
-        status[i] = st;
-        opcode[i] = op;
-        byteLen[i] = len;
-        imm[i] = immData;
-        flags[i] = wcFlags;
-        qpNum[i] = qp;
-        srcQp[i] = src;
+        Entries e = produced;
+        if (t - h > e.mask) {
+            e = grow(e, h, t);
+        }
+        int i = (int) t & e.mask;
+        e.wrId[i] = id;
+        e.status[i] = st;
+        e.opcode[i] = op;
+        e.byteLen[i] = len;
+        e.imm[i] = immData;
+        e.flags[i] = wcFlags;
+        e.qpNum[i] = qp;
+        e.srcQp[i] = src;
         producerTail = t + 1;
         tail.lazySet(t + 1);
         signal(solicited || st != IbvWcStatus.SUCCESS);
         return true;
+    }
+
+    /**
+     * Engine: replaces the full entries by twice as many holding the unpolled completions
+     * {@code [h, t)}. The poller may still read the old ones for indexes below the tail it saw;
+     * they are not written again.
+     */
+    private Entries grow(Entries old, long h, long t) {
+        Entries e = new Entries(Math.min(size, 2 * (old.mask + 1)));
+        for (long k = h; k < t; k++) {
+            e.copy(k, old);
+        }
+        produced = e;
+        entries = e;
+        return e;
     }
 
     private void signal(boolean solicited) {
@@ -111,10 +172,11 @@ final class SoftCq implements IbvCq {
             }
             return 0;
         }
+        Entries e = entries;
         for (int k = 0; k < n; k++) {
-            int i = (int) (h + k) & mask;
-            wcs[k].set(wrId[i], status[i], opcode[i], byteLen[i], imm[i], flags[i], qpNum[i],
-                    srcQp[i], 0);
+            int i = (int) (h + k) & e.mask;
+            wcs[k].set(e.wrId[i], e.status[i], e.opcode[i], e.byteLen[i], e.imm[i], e.flags[i], e.qpNum[i],
+                    e.srcQp[i], 0);
         }
         consumerHead = h + n;
         head.lazySet(h + n);
@@ -150,7 +212,12 @@ final class SoftCq implements IbvCq {
 
     @Override
     public int capacity() {
-        return mask + 1;
+        return size;
+    }
+
+    /** @return completion entries allocated now (grows with the most completions held at once) */
+    int allocatedEntries() {
+        return produced.mask + 1;
     }
 
     boolean isClosed() {

@@ -1,33 +1,47 @@
 package dev.virtuoso.decomposer.internal;
 
+import java.util.Arrays;
+
 import dev.virtuoso.util.WrId;
 
 /**
- * Chunks in flight, in preallocated parallel arrays with a free-slot stack. A chunk's wr_id packs
+ * Chunks in flight, in parallel arrays with a free-slot stack; the arrays start at
+ * {@link #INITIAL_SLOTS} and double up to the table's limit when every slot is in use (a table
+ * sized for every path's full send queue usually holds a few dozen chunks). A chunk's wr_id packs
  * the decomposition's tag, a generation and the slot ({@link WrId}), so a completion arriving for a
  * slot that was freed and reused (an abandoned chunk) is recognised as stale.
  */
 final class ChunkTable {
     private final long tag;
 
-    final int[] message;
-    final int[] path;
-    final long[] offset;
-    final long[] length;
-    final long[] postedAt;
-    private final int[] generation;
+    /** Chunk slots a table starts with. */
+    static final int INITIAL_SLOTS = 64;
+
+    int[] message;
+    int[] path;
+    long[] offset;
+    long[] length;
+    long[] postedAt;
+    private int[] generation;
     private final SlotStack slots;
 
-    /** @param tag the wr_id tag the engine assigned */
-    ChunkTable(int capacity, long tag) {
+    /**
+     * @param limit most chunks in flight at once
+     * @param tag the wr_id tag the engine assigned
+     */
+    ChunkTable(int limit, long tag) {
         this.tag = WrId.checkTag(tag);
-        message = new int[capacity];
-        path = new int[capacity];
-        offset = new long[capacity];
-        length = new long[capacity];
-        postedAt = new long[capacity];
-        generation = new int[capacity];
-        slots = new SlotStack(capacity);
+        slots = new SlotStack(Math.min(limit, INITIAL_SLOTS), limit);
+        arrays(slots.capacity());
+    }
+
+    private void arrays(int n) {
+        message = message == null ? new int[n] : Arrays.copyOf(message, n);
+        path = path == null ? new int[n] : Arrays.copyOf(path, n);
+        offset = offset == null ? new long[n] : Arrays.copyOf(offset, n);
+        length = length == null ? new long[n] : Arrays.copyOf(length, n);
+        postedAt = postedAt == null ? new long[n] : Arrays.copyOf(postedAt, n);
+        generation = generation == null ? new int[n] : Arrays.copyOf(generation, n);
     }
 
     int capacity() {
@@ -38,9 +52,18 @@ final class ChunkTable {
         return slots.inUse();
     }
 
-    /** @return a free slot, or -1 */
+    /** @return most chunks in flight at once */
+    int limit() {
+        return slots.limit();
+    }
+
+    /** @return a free slot, or -1 if {@link #limit()} are in flight */
     int allocate() {
-        return slots.allocate();
+        int s = slots.allocate();
+        if (s >= message.length) {
+            arrays(slots.capacity());
+        }
+        return s;
     }
 
     void release(int slot) {

@@ -3,19 +3,45 @@ package dev.virtuoso.decomposer.internal;
 /**
  * FIFO of byte ranges of messages that still have to be placed: the decomposition cursor of each
  * message being split ({@code length == -1} means "up to the end of the message") and ranges of
- * failed chunks to re-post. A preallocated ring; removal of a message's entries compacts it.
+ * failed chunks to re-post. A ring that starts at {@link #INITIAL_ENTRIES} and doubles up to its
+ * limit when full; removal of a message's entries compacts it.
  */
 final class RangeQueue {
-    private final int[] message;
-    private final long[] offset;
-    private final long[] length;
+    /** Entries a queue starts with. */
+    static final int INITIAL_ENTRIES = 64;
+
+    private final int limit;
+    private int[] message;
+    private long[] offset;
+    private long[] length;
     private int head;
     private int size;
 
-    RangeQueue(int capacity) {
-        message = new int[capacity];
-        offset = new long[capacity];
-        length = new long[capacity];
+    /** @param limit most entries at once */
+    RangeQueue(int limit) {
+        this.limit = limit;
+        int n = Math.min(limit, INITIAL_ENTRIES);
+        message = new int[n];
+        offset = new long[n];
+        length = new long[n];
+    }
+
+    /** Doubles the ring (up to the limit), the entries in order from index 0. */
+    private void grow() {
+        int n = (int) Math.min(limit, 2L * message.length);
+        int[] m = new int[n];
+        long[] o = new long[n];
+        long[] l = new long[n];
+        for (int k = 0; k < size; k++) {
+            int from = (head + k) % message.length;
+            m[k] = message[from];
+            o[k] = offset[from];
+            l[k] = length[from];
+        }
+        message = m;
+        offset = o;
+        length = l;
+        head = 0;
     }
 
     boolean isEmpty() {
@@ -28,7 +54,10 @@ final class RangeQueue {
 
     boolean add(int m, long off, long len) {
         if (size == message.length) {
-            return false;
+            if (size == limit) {
+                return false;
+            }
+            grow();
         }
         int i = (head + size) % message.length;
         message[i] = m;

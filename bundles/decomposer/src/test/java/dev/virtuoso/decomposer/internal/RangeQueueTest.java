@@ -92,4 +92,26 @@ class RangeQueueTest {
         q.removeHead();
         assertHead(q, 4, 40, 4);
     }
+
+    @Test
+    void aQueueGrowsWhenFullUpToItsLimitKeepingOrderAcrossTheWrap() {
+        RangeQueue q = new RangeQueue(300);
+        for (int i = 0; i < 40; i++) {
+            assertTrue(q.add(i, i, 1));
+        }
+        for (int i = 0; i < 30; i++) {
+            q.removeHead(); // the head moves, so growth copies across the wrap
+        }
+        for (int i = 40; i < 330; i++) {
+            assertTrue(q.add(i, i, 1), "entry " + i);
+        }
+        assertEquals(300, q.size());
+        assertFalse(q.add(330, 330, 1), "the limit holds");
+        for (int i = 30; i < 330; i++) {
+            assertEquals(i, q.headMessage());
+            assertEquals(i, q.headOffset());
+            q.removeHead();
+        }
+        assertTrue(q.isEmpty());
+    }
 }

@@ -72,6 +72,45 @@ class TablesTest {
     }
 
     @Test
+    void aLargeChunkTableStartsSmallAndGrowsToItsLimitKeepingLiveChunks() {
+        ChunkTable t = new ChunkTable(200, TAG);
+        assertEquals(ChunkTable.INITIAL_SLOTS, t.capacity(), "allocated as needed");
+        assertEquals(200, t.limit());
+        for (int i = 0; i < 200; i++) {
+            int c = t.allocate();
+            assertEquals(i, c, "lowest free slot first");
+            t.message[c] = 1000 + i;
+            t.length[c] = i;
+        }
+        assertEquals(200, t.capacity());
+        assertEquals(-1, t.allocate(), "the limit holds");
+        for (int i = 0; i < 200; i++) {
+            assertEquals(1000 + i, t.message[i], "kept across growth");
+            assertEquals(i, t.slotOf(t.wrId(i)));
+        }
+        long old = t.wrId(3);
+        t.release(3);
+        assertEquals(-1, t.slotOf(old));
+        assertEquals(3, t.allocate());
+    }
+
+    @Test
+    void aGrowingSlotStackHandsOutLowSlotsFirst() {
+        SlotStack s = new SlotStack(2, 5);
+        assertEquals(0, s.allocate());
+        assertEquals(1, s.allocate());
+        s.release(0);
+        assertEquals(0, s.allocate(), "a free slot before growing");
+        assertEquals(2, s.allocate());
+        assertEquals(4, s.capacity());
+        assertEquals(3, s.allocate());
+        assertEquals(4, s.allocate());
+        assertEquals(5, s.capacity(), "not beyond the limit");
+        assertEquals(-1, s.allocate());
+        assertEquals(5, s.inUse());
+    }
+
+    @Test
     void messageTableCopiesTheSpecAndNumbersMessages() {
         MessageTable t = new MessageTable(2);
         MessageSpec spec = new MessageSpec().write(11, 0x1000, 3, 500, 0x2000, 4).tag(99);

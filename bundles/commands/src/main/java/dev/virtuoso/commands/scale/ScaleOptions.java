@@ -1,7 +1,10 @@
 package dev.virtuoso.commands.scale;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.commands.cli.CommandError;
@@ -23,9 +26,10 @@ import dev.virtuoso.commands.cli.ParsedArgs;
  * @param iperfPort iperf3's TCP port
  * @param csv file to write the results to as CSV, or {@code null}
  * @param slots small-message receive slots per connection end, 0 for the connector's default
+ * @param properties policy properties of every connection (e.g. {@code pathmonitor.initialProbeFlows})
  */
 public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnection, int messageSize, int depth,
-        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots) {
+        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots, Map<String, String> properties) {
 
     /** Most connections one run may open. */
     public static final int MAX_CONNECTIONS = 4096;
@@ -42,7 +46,9 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
             .flag((char) 0, "no-iperf", "do not run iperf3 -P N beside each count")
             .option((char) 0, "iperf-port", "PORT", "5201", "iperf3 TCP port on loopback")
             .option((char) 0, "csv", "FILE", null, "also write the results as CSV to FILE")
-            .option((char) 0, "slots", "N", null, "small-message receive slots per connection end (default: the API's)");
+            .option((char) 0, "slots", "N", null, "small-message receive slots per connection end (default: the API's)")
+            .option((char) 0, "property", "K=V,...", null, "policy properties of every connection, e.g. "
+                    + "pathmonitor.initialProbeFlows=1");
 
     /**
      * @param a parsed command line (not a help request)
@@ -73,7 +79,22 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
         String wire = a.choice("wire", "udp", "fabric");
         return new ScaleOptions(List.copyOf(counts), paths, bytes, size, a.intValue("depth", 1, 256), wire,
                 a.intValue("udp-port", 1, 65535), !a.flag("no-iperf"), a.intValue("iperf-port", 1, 65535),
-                a.value("csv"), a.has("slots") ? a.intValue("slots", 1, 4096) : 0);
+                a.value("csv"), a.has("slots") ? a.intValue("slots", 1, 4096) : 0, properties(a.value("property")));
+    }
+
+    private static Map<String, String> properties(String list) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (list == null) {
+            return Map.of();
+        }
+        for (String kv : list.split(",")) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0 || eq == kv.length() - 1) {
+                throw new CommandError("--property: KEY=VALUE expected: '" + kv + "'");
+            }
+            out.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     /** @return messages each connection sends */

@@ -70,6 +70,7 @@ public final class ScaleRunner {
             if (o.slots() > 0) {
                 b.smallMessageSlots(o.slots());
             }
+            o.properties().forEach(b::policyProperty);
             ConnectOptions base = b.build();
             ByteBuffer pattern = ScalePair.pattern(o.messageSize());
             for (int n : o.counts()) {

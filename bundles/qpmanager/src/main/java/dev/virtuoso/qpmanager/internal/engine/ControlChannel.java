@@ -23,14 +23,18 @@ final class ControlChannel implements AutoCloseable {
     static final int PEER_CLOSED = 1;
     static final int BROKEN = 2;
     /**
-     * Bytes of each ring (a power of two): a largest frame (64 KiB body) and then some. Control
-     * traffic is heartbeats and path and reassembly notices; a writer that finds the ring full
-     * waits for its next duty cycle. Was 1 MiB; 128 KiB cuts 1.75 MiB per connection end.
+     * Bytes of the inbound ring (a power of two): a largest frame the peer may send (64 KiB body)
+     * and then some. Control traffic is heartbeats and path and reassembly notices.
      */
     static final int RING_BYTES = 128 * 1024;
+    /**
+     * Bytes of the outbound ring: this side's frames are at most {@link ControlWriter#BODY_BYTES};
+     * a writer that finds the ring full waits for its next duty cycle.
+     */
+    static final int OUTBOUND_RING_BYTES = 64 * 1024;
 
     final ByteRing inbound = new ByteRing(RING_BYTES);
-    final ByteRing outbound = new ByteRing(RING_BYTES);
+    final ByteRing outbound = new ByteRing(OUTBOUND_RING_BYTES);
     private final ControlIo.Loop loop;
     private final String id;
     private final SocketChannel socket;

@@ -6,10 +6,16 @@ import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
 
-/** Engine-side parser of control frames from the inbound ring; validates every header. */
+/**
+ * Engine-side parser of control frames from the inbound ring; validates every header. The body
+ * buffer starts at {@link #INITIAL_BODY_BYTES} and grows (up to the protocol's largest body) to the
+ * largest frame seen: control frames are mostly small, and a connection end should not hold 64 KiB
+ * for a frame that rarely comes.
+ */
 final class ControlReader {
+    static final int INITIAL_BODY_BYTES = 4096;
     private final ByteBuffer header = ByteBuffer.allocate(Protocol.HEADER_BYTES);
-    private final ByteBuffer body = ByteBuffer.allocateDirect(Protocol.MAX_CONTROL_BODY);
+    private ByteBuffer body = ByteBuffer.allocateDirect(INITIAL_BODY_BYTES);
 
     /**
      * @param in the inbound ring
@@ -26,6 +32,9 @@ final class ControlReader {
         int len = FrameHeader.check(header, 0, Protocol.MAX_CONTROL_BODY);
         if (in.readable() < Protocol.HEADER_BYTES + len) {
             return -1;
+        }
+        if (len > body.capacity()) {
+            body = ByteBuffer.allocateDirect(Math.min(Protocol.MAX_CONTROL_BODY, Integer.highestOneBit(len - 1) << 1));
         }
         body.clear();
         in.peek(Protocol.HEADER_BYTES, body, len);

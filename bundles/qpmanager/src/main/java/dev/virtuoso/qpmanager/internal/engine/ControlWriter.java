@@ -9,9 +9,14 @@ import dev.virtuoso.reassembler.ReassemblyOutbox;
 /**
  * Engine-side writer of control frames: a body is written into a preallocated frame buffer, then
  * the whole frame is copied into the control channel's outbound ring. Engine thread only.
+ *
+ * <p>Bodies are at most {@link #BODY_BYTES} (a claim promises only {@link #MIN_BODY_BYTES}; the
+ * reassembly fills what it gets and sends the rest in the next frame), not the protocol's 64 KiB
+ * limit, which the peer's reader still accepts.
  */
 final class ControlWriter implements ReassemblyOutbox {
-    private final ByteBuffer frame = ByteBuffer.allocateDirect(Protocol.HEADER_BYTES + Protocol.MAX_CONTROL_BODY);
+    static final int BODY_BYTES = 16 * 1024;
+    private final ByteBuffer frame = ByteBuffer.allocateDirect(Protocol.HEADER_BYTES + BODY_BYTES);
     private final ByteBuffer body;
     private ControlChannel channel;
     private boolean wrote;
@@ -37,7 +42,7 @@ final class ControlWriter implements ReassemblyOutbox {
             refused = true;
             return null;
         }
-        body.clear().limit(Math.min(Protocol.MAX_CONTROL_BODY, room));
+        body.clear().limit(Math.min(BODY_BYTES, room));
         return body;
     }
 

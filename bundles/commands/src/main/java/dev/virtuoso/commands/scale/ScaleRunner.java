@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.api.ConnectOptions;
@@ -38,6 +39,10 @@ public final class ScaleRunner {
     private static final String CLIENT = "scaleA";
     private static final String SERVER = "scaleB";
     private static final long STALL_SECONDS = 60;
+    /** Setup progress goes to stderr every this many connections. */
+    private static final int PROGRESS_EVERY = 128;
+    /** Threads that close the connections at the end of a run. */
+    private static final int CLOSERS = 4;
 
     private ScaleRunner() {
     }
@@ -118,6 +123,10 @@ public final class ScaleRunner {
                 if (i == n / 2) {
                     half = ProcessStats.now();
                 }
+                if (i > 0 && i % PROGRESS_EVERY == 0) {
+                    System.err.printf(Locale.ROOT, "scale: %d of %d connected (%.1f s)%n", i, n,
+                            (System.nanoTime() - setupStart) / 1e9);
+                }
                 MultipathConnection client = connector.connect(listener.localAddress(), clientOptions);
                 MultipathConnection server;
                 try {
@@ -192,10 +201,32 @@ public final class ScaleRunner {
                     (established.cpuNanos() - half.cpuNanos()) / 1e6 / (n - n / 2), setupWall / 1e6 / n, -1, -1, "",
                     String.format(Locale.ROOT, "process %.3f s, caller %.3f s, virtuoso threads: %s", setupRoles.processSeconds(),
                             setupRoles.benchThreadSeconds(), setupRoles.rolesText()));
+        } catch (IOException | RuntimeException e) {
+            // said at once: closing many connections takes a while
+            System.err.println("scale: the run of " + n + " failed with " + pairs.size() + " connected: " + e);
+            throw e;
         } finally {
-            for (ScalePair p : pairs) {
-                p.close();
-            }
+            closeAll(pairs);
+        }
+    }
+
+    /** Closes the pairs from a few threads (each disconnect waits for its engines). */
+    private static void closeAll(List<ScalePair> pairs) throws InterruptedException {
+        int threads = Math.min(CLOSERS, Math.max(1, pairs.size()));
+        AtomicInteger next = new AtomicInteger();
+        List<Thread> closers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread c = new Thread(() -> {
+                int i;
+                while ((i = next.getAndIncrement()) < pairs.size()) {
+                    pairs.get(i).close();
+                }
+            }, "scale-close-" + t);
+            c.start();
+            closers.add(c);
+        }
+        for (Thread c : closers) {
+            c.join();
         }
     }
 

@@ -118,7 +118,8 @@ final class ScalePair implements AutoCloseable {
 
     private void check(MpCompletion c, MpOpcode op) throws IOException {
         if (!c.ok() || c.opcode() != op) {
-            throw new IOException("connection " + number + ": expected a successful " + op + ", got " + c);
+            throw new IOException("connection " + number + ": expected a successful " + op + ", got " + c
+                    + "; client paths " + client.pathStats() + "; server paths " + server.pathStats());
         }
     }
 

@@ -28,10 +28,11 @@ final class ControlChannel implements AutoCloseable {
      */
     static final int RING_BYTES = 128 * 1024;
     /**
-     * Bytes of the outbound ring: this side's frames are at most {@link ControlWriter#BODY_BYTES};
-     * a writer that finds the ring full waits for its next duty cycle.
+     * Bytes of the outbound ring: this side's frames are at most {@link ControlWriter#BODY_BYTES},
+     * but the ring still holds two frames of the protocol's largest body (ControlIoTest); a writer
+     * that finds the ring full waits for its next duty cycle.
      */
-    static final int OUTBOUND_RING_BYTES = 64 * 1024;
+    static final int OUTBOUND_RING_BYTES = 128 * 1024;
 
     final ByteRing inbound = new ByteRing(RING_BYTES);
     final ByteRing outbound = new ByteRing(OUTBOUND_RING_BYTES);

@@ -72,18 +72,20 @@ class PerQpSlotsTest {
     private final List<ByteBuffer> control = new ArrayList<>();
     private final IbvWc wc = new IbvWc();
 
-    private Reassembly newReassembly() throws Exception {
-        ReassemblyOutbox out = new ReassemblyOutbox() {
-            @Override
-            public ByteBuffer claim() {
-                return ByteBuffer.allocate(2048);
-            }
+    /** Control messages go to {@link #control}. */
+    private final ReassemblyOutbox out = new ReassemblyOutbox() {
+        @Override
+        public ByteBuffer claim() {
+            return ByteBuffer.allocate(2048);
+        }
 
-            @Override
-            public void commit(ByteBuffer body) {
-                control.add(body);
-            }
-        };
+        @Override
+        public void commit(ByteBuffer body) {
+            control.add(body);
+        }
+    };
+
+    private Reassembly newReassembly() throws Exception {
         return new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", MAX_RECEIVES, SLOTS, SLOT_BYTES, 128, 2L << 60), pd,
                 out, new IbvDeviceAttr().maxSrq(0));
     }
@@ -98,17 +100,7 @@ class PerQpSlotsTest {
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
         Reassembly r = new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", 16, SLOTS, SLOT_BYTES, 128,
-                2L << 60), srqPd, new ReassemblyOutbox() {
-                    @Override
-                    public ByteBuffer claim() {
-                        return ByteBuffer.allocate(2048);
-                    }
-
-                    @Override
-                    public void commit(ByteBuffer body) {
-                        control.add(body);
-                    }
-                }, new IbvDeviceAttr().maxSrq(1));
+                2L << 60), srqPd, out, new IbvDeviceAttr().maxSrq(1));
         // before the handshake ends (start): the peer's first small SEND must never meet an empty SRQ
         assertEquals(SLOTS, srq.posted.size(), "every slot posted at creation");
         r.start(16, SLOTS, SLOT_BYTES);

@@ -240,7 +240,7 @@ public final class ConnectOptions {
         private int ackTimeout = 14;
         private int retryCount = 7;
         private int rnrRetry = 7;
-        private int smallMessageSlots = 8;
+        private int smallMessageSlots = 16;
 
         private Builder() {
         }
@@ -449,7 +449,7 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param n receive slots pre-posted for small (unsplit) MP_SENDs, each as large as the split threshold; default 8 (512 KiB of registered memory per connection end at the default threshold; the credits a peer has for small sends in flight) @return this */
+        /** @param n receive slots pre-posted for small (unsplit) MP_SENDs and placement notices, each as large as the split threshold; default 16 (1 MiB of registered memory per connection end at the default threshold; the credits a peer has for small sends and notices in flight; with 8, re-sends after a path failure emptied the SRQ on rxe, docs/rxe-interop.md) @return this */
         public Builder smallMessageSlots(int n) {
             this.smallMessageSlots = atLeast(n, 1, "smallMessageSlots");
             return this;

@@ -664,9 +664,8 @@ final class ConnectionEngine {
         }
         if (peerDisconnected || channel.state() != ControlChannel.OPEN) {
             // what the peer sent before it went is in our CQ (its SEND completed only once our RNIC
-            // had placed it): take it before receives are flushed
+            // had placed it): take it before teardown flushes receives (the flush delivers it first)
             pollCq();
-            reassembly.deliver(recvSink);
             if (peerDisconnected) {
                 teardown(ConnectionState.CLOSED, "peer disconnected", false);
             } else {

@@ -197,9 +197,18 @@ class UntrustedInputTest {
         assertTrue(provider.device("victim").isRunning(), "engine died");
         assertEquals(IbvQpState.RTR, qp.state(), "random input must not reach the QP");
         assertTrue(untouched(0, 4096));
-        long dropped = dev.get(VerbsCounter.DROP_MALFORMED) + dev.get(VerbsCounter.DROP_BAD_ICRC)
-                + dev.get(VerbsCounter.DROP_UNKNOWN_QP);
-        assertEquals(dev.get(VerbsCounter.RX_PACKETS), dropped, dev.toString());
+        long droppedBeforeQp = dev.get(VerbsCounter.DROP_MALFORMED)
+                + dev.get(VerbsCounter.DROP_BAD_ICRC) + dev.get(VerbsCounter.DROP_UNKNOWN_QP);
+        // The ICRC check accepts any IPv4 ID (a UDP socket cannot see it), so a random tail passes
+        // it with probability 2^-16: of the ~220 junk packets that decode, one reaches the QP in
+        // about 0.3% of runs. Such a packet must still be dropped (or, behind the PSN, answered as a duplicate) and counted.
+        long reachedQp = dev.get(VerbsCounter.RX_PACKETS) - droppedBeforeQp;
+        assertTrue(reachedQp <= 2, "too many junk packets passed the ICRC: " + dev);
+        long droppedAtQp = dev.get(VerbsCounter.DROP_PSN_OUT_OF_WINDOW)
+                + dev.get(VerbsCounter.DROP_BAD_STATE) + dev.get(VerbsCounter.DROP_UNEXPECTED_RESPONSE)
+                + dev.get(VerbsCounter.DROP_RX_OVERRUN) + dev.get(VerbsCounter.DUPLICATE_REQUESTS);
+        assertEquals(2003, dev.get(VerbsCounter.RX_PACKETS), dev.toString());
+        assertTrue(droppedAtQp >= reachedQp, "a junk packet reached the QP uncounted: " + dev);
     }
 
     @Test

@@ -157,9 +157,14 @@ public final class Main {
 
     /**
      * Bundles log through java.util.logging (JLine, the DiSNI probe); below SEVERE that is noise
-     * for a command-line user unless asked for with --verbose.
+     * for a command-line user unless asked for with --verbose. A logging configuration of the user's
+     * own ({@code -Djava.util.logging.config.file}, e.g. {@code dev.virtuoso.level=FINE} for the
+     * core's path events) is left as it is.
      */
     private static void quietLogging(boolean verbose) {
+        if (System.getProperty("java.util.logging.config.file") != null) {
+            return;
+        }
         Level level = verbose ? Level.INFO : Level.SEVERE;
         Logger root = LogManager.getLogManager().getLogger("");
         root.setLevel(level);

@@ -120,6 +120,20 @@ public interface Decomposition extends AutoCloseable {
      */
     int failAll(MpStatus status, String detail, boolean abandonInFlight);
 
+    /**
+     * @param path path slot
+     * @return the largest chunk the congestion-avoidance policy places on the path now
+     * @since 2.1
+     */
+    long maxChunkBytes(int path);
+
+    /**
+     * @param path path slot
+     * @return chunks the congestion-avoidance policy lets be in flight on the path (at least 1)
+     * @since 2.1
+     */
+    int maxOutstandingChunks(int path);
+
     /** @return messages accepted and not yet completed */
     int messagesInProgress();
 

@@ -64,6 +64,18 @@ public interface PathMonitor extends PathStateView, AutoCloseable {
     void onChunkCompleted(int path, long bytes, long latencyNanos, ChunkOutcome outcome);
 
     /**
+     * Gives the monitor the congestion-avoidance policy's chunk limits, which its probe WRITEs
+     * obey: no probe WRITE larger than {@link ChunkLimits#maxChunkBytes}, no more of them in flight
+     * on a path than {@link ChunkLimits#maxOutstandingChunks}. Until called, {@link ChunkLimits#NONE}.
+     *
+     * @param limits read when probes are planned and issued (engine thread)
+     * @since 1.1
+     */
+    default void chunkLimits(ChunkLimits limits) {
+        // a monitor that sizes its probes on its own ignores them
+    }
+
+    /**
      * Asks for the next probe WRITE to post now. Call repeatedly in each duty cycle until it
      * returns false. Each request returned must be posted (then completed with
      * {@link #onProbeCompleted}) or, if it cannot be posted, reported at once with outcome

@@ -21,5 +21,5 @@
  * thread only; none blocks, none allocates in steady state.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package dev.virtuoso.pathmonitor.api;

@@ -515,7 +515,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
     }
 
     private boolean hasRoom(int p) {
-        int window = Math.min(maxOutstanding(p), transport.sendQueueDepth(p));
+        int window = Math.min(maxOutstandingChunks(p), transport.sendQueueDepth(p));
         return paths.inFlightChunks(p) < window;
     }
 
@@ -539,7 +539,8 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         }
     }
 
-    private long maxChunkBytes(int p) {
+    @Override
+    public long maxChunkBytes(int p) {
         try {
             return cc.maxChunkBytes(p);
         } catch (RuntimeException e) {
@@ -548,7 +549,8 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         }
     }
 
-    private int maxOutstanding(int p) {
+    @Override
+    public int maxOutstandingChunks(int p) {
         try {
             return Math.max(1, cc.maxOutstandingChunks(p));
         } catch (RuntimeException e) {

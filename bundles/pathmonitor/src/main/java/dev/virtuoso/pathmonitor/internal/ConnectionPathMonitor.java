@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.virtuoso.api.PathState;
+import dev.virtuoso.pathmonitor.api.ChunkLimits;
 import dev.virtuoso.pathmonitor.api.PathHealth;
 import dev.virtuoso.pathmonitor.api.PathMonitor;
 import dev.virtuoso.pathmonitor.api.PathStatistics;
@@ -56,6 +57,8 @@ final class ConnectionPathMonitor implements PathMonitor {
     private long nextHousekeepingNanos;
     private int probeCursor;
     private int runningProbes;
+    /** The congestion policy's chunk limits, which probe WRITEs obey (engine thread). */
+    private ChunkLimits limits = ChunkLimits.NONE;
     private long unexpectedCompletions;
     /** Probe requests from other threads (commands), one bit per path below 64; taken by tick. */
     private final AtomicLong requestedProbes = new AtomicLong();
@@ -243,6 +246,11 @@ final class ConnectionPathMonitor implements PathMonitor {
     }
 
     @Override
+    public void chunkLimits(ChunkLimits l) {
+        limits = l != null ? l : ChunkLimits.NONE;
+    }
+
+    @Override
     public boolean nextProbe(ProbeRequest out) {
         PathRecord[] ps = paths;
         if (closed || probeWrBytes == 0 || ps.length == 0) {
@@ -253,9 +261,10 @@ final class ConnectionPathMonitor implements PathMonitor {
             PathRecord r = ps[p];
             if (r.probe == PathRecord.Probe.PENDING && mayProbe(r)
                     && (settings.probeParallelPaths() == 0 || runningProbes < settings.probeParallelPaths())) {
-                startProbe(r);
+                startProbe(r, p);
             }
-            if (r.probe == PathRecord.Probe.RUNNING && r.probeWrsToIssue > 0) {
+            if (r.probe == PathRecord.Probe.RUNNING && r.probeWrsToIssue > 0
+                    && r.probeWrsOutstanding < Math.max(1, limits.maxOutstandingChunks(p))) {
                 r.probeWrsToIssue--;
                 r.probeWrsOutstanding++;
                 addInFlight(r, r.probeWrBytes);
@@ -457,7 +466,7 @@ final class ConnectionPathMonitor implements PathMonitor {
         }
     }
 
-    private void startProbe(PathRecord r) {
+    private void startProbe(PathRecord r, int path) {
         r.probe = PathRecord.Probe.RUNNING;
         r.probeAgain = false;
         r.probeFailed = false;
@@ -469,7 +478,8 @@ final class ConnectionPathMonitor implements PathMonitor {
         }
         r.probeFlowRunning = flow;
         r.probeFlowFull = flow >= settings.probeFlowBytes();
-        r.probeWrBytes = Math.min(probeWrBytes, flow);
+        // a probe WRITE bursts onto the path like a data chunk: no larger than the policy's chunks
+        r.probeWrBytes = Math.min(Math.min(probeWrBytes, flow), Math.max(1, limits.maxChunkBytes(path)));
         r.probeWrsToIssue = (int) ((flow + r.probeWrBytes - 1) / r.probeWrBytes);
         r.probeWrsOutstanding = 0;
         r.probeWrsDone = 0;

@@ -17,6 +17,7 @@ import dev.virtuoso.decomposer.PathTable;
  * transition is a bug in the core and throws {@link IllegalStateException}.
  */
 final class PathLifecycle {
+    private static final System.Logger LOG = System.getLogger(PathLifecycle.class.getName());
     private final PathTable table;
     private PathEvents listener = PathEvents.NONE;
 
@@ -73,6 +74,7 @@ final class PathLifecycle {
     }
 
     private void set(int path, PathState s) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "path " + path + ": " + table.state(path) + " -> " + s);
         table.state(path, s);
         listener.pathState(path, s);
     }

@@ -136,6 +136,8 @@ final class PathManager {
         long now = table.nowNanos();
         s.failedAt = now;
         s.nextRepairAt = now + s.repairDelayNanos;
+        LOG.log(System.Logger.Level.DEBUG, () -> "path " + path + " failed (" + status + "): repair in "
+                + s.repairDelayNanos / 1_000_000 + " ms");
         s.repairDelayNanos = Math.min(2 * s.repairDelayNanos, MAX_REPAIR_DELAY_NANOS);
     }
 
@@ -193,6 +195,7 @@ final class PathManager {
         s.repairPsn = Authenticator.initialPsn();
         s.repairRequest = nextRequestId++;
         s.nextRepairAt = now;
+        LOG.log(System.Logger.Level.DEBUG, () -> "path " + s.id + ": repair requested");
         RepairPath m = new RepairPath(s.repairRequest, old.qpNum(), res.context.udpPort(), s.repairQp.qpNum(),
                 s.repairPsn, options.mtu());
         if (!send(Protocol.REPAIR_PATH, m::encode)) {
@@ -263,7 +266,9 @@ final class PathManager {
         s.mtu = Math.min(options.mtu(), m.mtu());
         // the peer destroyed its old QP before answering: our abandoned attempts can no longer land,
         // even if our new QP cannot be connected (e.g. our address of the path is gone)
-        decomposition.pathFenced(s.id);
+        int released = decomposition.pathFenced(s.id);
+        LOG.log(System.Logger.Level.DEBUG, () -> "path " + s.id + ": repair acknowledged, " + released
+                + " messages released by the fence");
         try {
             QpBuilder.connect(s, options);
         } catch (VerbsException e) {

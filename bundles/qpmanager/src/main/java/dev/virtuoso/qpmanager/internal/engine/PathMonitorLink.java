@@ -13,6 +13,7 @@ import dev.virtuoso.api.PathStats;
 import dev.virtuoso.decomposer.ChunkObserver;
 import dev.virtuoso.decomposer.Decomposition;
 import dev.virtuoso.decomposer.PathTable;
+import dev.virtuoso.pathmonitor.api.ChunkLimits;
 import dev.virtuoso.pathmonitor.api.PathMonitor;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.pathmonitor.api.PathStatistics;
@@ -149,6 +150,24 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     void attach(Decomposition d, PolicyBinder p) {
         decomposition = d;
         policies = p;
+        if (monitor != null) {
+            try {
+                // probes burst onto a path like data chunks: the congestion policy bounds both
+                monitor.chunkLimits(new ChunkLimits() {
+                    @Override
+                    public long maxChunkBytes(int path) {
+                        return d.maxChunkBytes(path);
+                    }
+
+                    @Override
+                    public int maxOutstandingChunks(int path) {
+                        return d.maxOutstandingChunks(path);
+                    }
+                });
+            } catch (RuntimeException e) {
+                fault(e);
+            }
+        }
     }
 
     /** @return the view the policy sessions start with: the monitor if bound, else the core's */
@@ -383,9 +402,12 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             int n = Math.min(table.pathCount(), monitor.pathCount());
             for (int p = 0; p < n; p++) {
                 boolean u = monitor.usable(p);
+                int path = p;
                 if (u != usable[p]) {
                     usable[p] = u;
                     changed = true;
+                    LOG.log(System.Logger.Level.DEBUG, () -> "connection " + connectionId + ": path " + path
+                            + (u ? " usable" : " not usable") + " (path monitor)");
                 }
             }
         } catch (RuntimeException e) {

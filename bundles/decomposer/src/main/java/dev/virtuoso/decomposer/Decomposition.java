@@ -96,6 +96,11 @@ public interface Decomposition extends AutoCloseable {
      * path: otherwise a late packet of the first attempt could land after the application saw the
      * completion.
      *
+     * <p>A message whose chunk is an RDMA WRITE with immediate ({@link MessageSpec#sendSmallDirect})
+     * is not re-posted before this either: it is re-sent as a SEND with the same immediate once
+     * every path where it failed is fenced, so neither the failed WRITE nor the re-sent message can
+     * write into the peer's buffer after the peer delivered it.
+     *
      * @param path path slot
      * @return messages that were held for the path and completed now
      * @since 1.1

@@ -61,6 +61,20 @@ public final class MessageSpec {
     }
 
     /**
+     * A small MP_SEND straight into the peer's posted receive buffer: one RDMA WRITE with immediate,
+     * never split. If the attempt fails, the decomposition re-sends the message as one SEND with
+     * the same immediate, and only once the failed path is fenced (see {@link Decomposition}).
+     *
+     * @return this
+     * @since 2.1
+     */
+    public MessageSpec sendSmallDirect(long wrId, long localAddr, int lkey, long length, long remoteAddr, int rkey,
+            int immData) {
+        return set(wrId, MpOpcode.SEND, IbvWrOpcode.RDMA_WRITE_WITH_IMM, localAddr, lkey, length, remoteAddr, rkey,
+                immData, false);
+    }
+
+    /**
      * Sets every field.
      *
      * @param wrId application identifier

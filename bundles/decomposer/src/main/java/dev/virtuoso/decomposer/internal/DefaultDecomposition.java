@@ -83,7 +83,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         counters.add(Counter.SUBMITTED);
         // below the split threshold a message goes whole on one path
         msgs.split[m] = spec.split() && spec.length() >= config.splitThreshold();
-        if (spec.length() == 0 && spec.chunkOpcode() != IbvWrOpcode.SEND_WITH_IMM) {
+        if (spec.length() == 0 && !withImm(spec.chunkOpcode())) {
             complete(m);
             return true;
         }
@@ -260,12 +260,30 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
             if (failure != null) {
                 failMessage(m, failure, msgs.opcode[m] + " chunk failed on path " + p + ": " + st);
             } else {
-                repost(m, off, n);
-                needFence(m, p);
+                retry(m, p, off, n);
             }
         }
         waiting = false;
         maybeComplete(m);
+    }
+
+    private static boolean withImm(IbvWrOpcode op) {
+        return op == IbvWrOpcode.SEND_WITH_IMM || op == IbvWrOpcode.RDMA_WRITE_WITH_IMM;
+    }
+
+    /** An attempt of message {@code m} on path {@code p} failed or was abandoned: place it again. */
+    private void retry(int m, int p, long off, long n) {
+        needFence(m, p);
+        if (msgs.chunkOpcode[m] == IbvWrOpcode.RDMA_WRITE_WITH_IMM) {
+            // a direct small SEND (one chunk, the whole message): the failed WRITE may have landed, or
+            // may still land until the path is fenced. Re-sent as a SEND into a receive slot, the peer
+            // drops it as a duplicate if the WRITE landed; held until the fence, the WRITE cannot land
+            // after the SEND was delivered and the buffer posted again
+            msgs.chunkOpcode[m] = IbvWrOpcode.SEND_WITH_IMM;
+            msgs.resendAfterFence[m] = !msgs.failed(m);
+            return;
+        }
+        repost(m, off, n);
     }
 
     /** Message {@code m} had an attempt on path {@code p} that failed: late packets of it may still land. */
@@ -305,10 +323,12 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
             reposts.removeMessage(m);
             msgs.rangesQueued[m] = 0;
         }
+        msgs.resendAfterFence[m] = false;
     }
 
     private void maybeComplete(int m) {
-        if (!msgs.inUse(m) || msgs.chunksInFlight[m] > 0 || msgs.rangesQueued[m] > 0 || msgs.inFresh[m]) {
+        if (!msgs.inUse(m) || msgs.chunksInFlight[m] > 0 || msgs.rangesQueued[m] > 0 || msgs.inFresh[m]
+                || msgs.resendAfterFence[m]) {
             return;
         }
         if (!msgs.failed(m) && msgs.completedBytes[m] < msgs.length[m]) {
@@ -352,8 +372,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
                 msgs.chunksInFlight[m]--;
                 paths.onCompleted(path, len, -1, false);
                 chunkComplete(path, len, 0, ChunkOutcome.FLUSHED);
-                repost(m, off, len);
-                needFence(m, path);
+                retry(m, path, off, len);
                 maybeComplete(m);
             }
         }
@@ -370,6 +389,11 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
                 msgs.fenceMask[m] &= ~bit;
                 if (msgs.fenceMask[m] == 0 && msgs.heldForFence[m]) {
                     n++;
+                }
+                if (msgs.fenceMask[m] == 0 && msgs.resendAfterFence[m]) {
+                    msgs.resendAfterFence[m] = false;
+                    repost(m, 0, msgs.length[m]);
+                    waiting = false;
                 }
                 maybeComplete(m);
             }

@@ -33,6 +33,8 @@ final class MessageTable {
     final long[] fenceMask;
     /** Counted once as held for a fence. */
     final boolean[] heldForFence;
+    /** A direct small SEND whose attempt failed: re-sent as a SEND once {@link #fenceMask} is clear. */
+    final boolean[] resendAfterFence;
     final MpStatus[] status;
     final String[] detail;
     private final SlotStack slots;
@@ -60,6 +62,7 @@ final class MessageTable {
         pathMask = new long[capacity];
         fenceMask = new long[capacity];
         heldForFence = new boolean[capacity];
+        resendAfterFence = new boolean[capacity];
         status = new MpStatus[capacity];
         detail = new String[capacity];
         slots = new SlotStack(capacity);
@@ -104,6 +107,7 @@ final class MessageTable {
         pathMask[m] = 0;
         fenceMask[m] = 0;
         heldForFence[m] = false;
+        resendAfterFence[m] = false;
         status[m] = MpStatus.SUCCESS;
         detail[m] = null;
         return m;

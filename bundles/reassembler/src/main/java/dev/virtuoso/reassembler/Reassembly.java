@@ -20,7 +20,15 @@ public interface Reassembly extends AutoCloseable {
 
     /** Result of {@link #reserveSend}: the receiver has not posted (advertised) the buffer yet, or no slot credit. */
     int NOT_READY = 0;
-    /** Result of {@link #reserveSend}: send one SEND_WITH_IMM with {@link SendTarget#immData()}. */
+    /**
+     * Result of {@link #reserveSend}: send one SEND_WITH_IMM with {@link SendTarget#immData()}, or,
+     * if {@link SendTarget#direct()}, one RDMA_WRITE_WITH_IMM of the same immediate straight into
+     * the peer's buffer ({@link SendTarget#remoteAddr()}, {@link SendTarget#rkey()}). Either consumes
+     * one of the peer's receive slots and was charged one slot credit. A direct attempt that fails
+     * must be re-sent as a SEND_WITH_IMM, and only once nothing of the failed attempt can land any
+     * more (the decomposition's fence): a late or repeated WRITE could otherwise overwrite the
+     * buffer after it was delivered and posted again.
+     */
     int SMALL = 1;
     /** Result of {@link #reserveSend}: write chunks to {@link SendTarget#remoteAddr()}. */
     int LARGE = 2;

@@ -16,6 +16,8 @@ public final class ReassemblyCounters {
     volatile long noticeFallbacks;
     volatile long placementReportsReceived;
     volatile long violations;
+    volatile long smallZeroCopy;
+    volatile long smallCopied;
 
     public long smallReceived() {
         return smallReceived;
@@ -27,6 +29,25 @@ public final class ReassemblyCounters {
 
     public long receivesFailed() {
         return receivesFailed;
+    }
+
+    /**
+     * @return small messages written by the sender straight into their MP_RECV buffer (one RDMA
+     *     WRITE with immediate; nothing copied), receiver side; part of {@link #smallReceived()}
+     * @since 2.2
+     */
+    public long smallZeroCopy() {
+        return smallZeroCopy;
+    }
+
+    /**
+     * @return small messages that arrived in a receive slot and were copied into their MP_RECV
+     *     buffer (the buffer is not remotely writable, or a re-send after a failed attempt),
+     *     receiver side; part of {@link #smallReceived()}
+     * @since 2.2
+     */
+    public long smallCopied() {
+        return smallCopied;
     }
 
     /** @return bytes copied from slots into MP_RECV buffers */
@@ -117,6 +138,8 @@ public final class ReassemblyCounters {
             case NOTICE_FALLBACK -> noticeFallbacks += n;
             case REPORT_RECEIVED -> placementReportsReceived += n;
             case VIOLATION -> violations += n;
+            case SMALL_ZERO_COPY -> smallZeroCopy += n;
+            case SMALL_COPIED -> smallCopied += n;
             default -> throw new IllegalArgumentException(String.valueOf(c));
         }
     }
@@ -133,7 +156,11 @@ public final class ReassemblyCounters {
         /** @since 2.1 */
         REPORT_RECEIVED,
         /** @since 2.1 */
-        VIOLATION
+        VIOLATION,
+        /** @since 2.2 */
+        SMALL_ZERO_COPY,
+        /** @since 2.2 */
+        SMALL_COPIED
     }
 
     @Override
@@ -143,6 +170,6 @@ public final class ReassemblyCounters {
                 + slotErrors + ", control=" + controlSent + ", credits=" + creditsReturned + ", creditWaits="
                 + sendsWaitingForCredit + ", noticesSent=" + noticesSent + ", noticesReceived=" + noticesReceived
                 + ", noticeFallbacks=" + noticeFallbacks + ", reportsReceived=" + placementReportsReceived + ", violations="
-                + violations + "]";
+                + violations + ", smallZeroCopy=" + smallZeroCopy + ", smallCopied=" + smallCopied + "]";
     }
 }

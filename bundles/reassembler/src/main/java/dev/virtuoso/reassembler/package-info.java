@@ -21,5 +21,5 @@
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.1.0")
+@org.osgi.annotation.versioning.Version("2.2.0")
 package dev.virtuoso.reassembler;

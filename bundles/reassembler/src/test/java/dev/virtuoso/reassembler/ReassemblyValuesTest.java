@@ -1,8 +1,10 @@
 package dev.virtuoso.reassembler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumMap;
 import java.util.Map;
@@ -34,6 +36,8 @@ class ReassemblyValuesTest {
         READ.put(Counter.NOTICE_FALLBACK, ReassemblyCounters::noticeFallbacks);
         READ.put(Counter.REPORT_RECEIVED, ReassemblyCounters::placementReportsReceived);
         READ.put(Counter.VIOLATION, ReassemblyCounters::violations);
+        READ.put(Counter.SMALL_ZERO_COPY, ReassemblyCounters::smallZeroCopy);
+        READ.put(Counter.SMALL_COPIED, ReassemblyCounters::smallCopied);
     }
 
     @Test
@@ -58,7 +62,7 @@ class ReassemblyValuesTest {
         }
         assertEquals("ReassemblyCounters[small=1, large=2, failed=3, copied=4, duplicates=5, slotErrors=6, control=7,"
                 + " credits=8, creditWaits=9, noticesSent=10, noticesReceived=11, noticeFallbacks=12,"
-                + " reportsReceived=13, violations=14]", counters.toString());
+                + " reportsReceived=13, violations=14, smallZeroCopy=15, smallCopied=16]", counters.toString());
     }
 
     @Test
@@ -84,6 +88,12 @@ class ReassemblyValuesTest {
         assertEquals(7, t.immData());
         assertEquals(0x1000, t.remoteAddr());
         assertEquals(9, t.rkey());
+        assertFalse(t.direct());
+        assertSame(t, t.set(43, 8, 0x2000, 10, true));
+        assertTrue(t.direct());
+        assertEquals(0x2000, t.remoteAddr());
+        t.set(44, 9, 0, 0);
+        assertFalse(t.direct(), "the four-argument form is never direct");
     }
 
     @Test

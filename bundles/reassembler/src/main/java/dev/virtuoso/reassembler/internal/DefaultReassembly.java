@@ -247,10 +247,20 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
     }
 
-    /** A SEND into a slot: a small message or a placement notice, told apart by the immediate. */
+    /**
+     * A SEND into a slot (a small message or a placement notice, told apart by the immediate), or
+     * the slot consumed by a small message written straight into its receive buffer.
+     */
     private void arrived(ByteBuffer slotMemory, int slot, IbvWc wc) throws ReassemblyException {
         if (!wc.hasImm()) {
             throw new ReassemblyException("small message without sequence number");
+        }
+        if (wc.opcode() == IbvWcOpcode.RECV_RDMA_WITH_IMM) {
+            if ((wc.immData() & Notices.NOTICE) != 0) {
+                throw new ReassemblyException("placement notice as an RDMA WRITE");
+            }
+            placeDirect(wc.immData(), wc.byteLen());
+            return;
         }
         if (wc.opcode() != IbvWcOpcode.RECV) {
             throw new ReassemblyException("unexpected " + wc.opcode() + " into a receive slot");
@@ -331,6 +341,38 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             counters.add(Counter.COPIED, len);
         }
         counters.add(Counter.SMALL, 1);
+        counters.add(Counter.SMALL_COPIED, 1);
+        receives.done(i, MpStatus.SUCCESS, len, 1, null);
+    }
+
+    /**
+     * A small message the peer wrote with immediate straight into the receive buffer: its bytes
+     * are all there (the RNIC completes a WRITE with immediate after its last byte) and
+     * {@code len} is the WRITE's length (IBA; rxe reports the RETH length). The slot it consumed
+     * was charged one credit like a SEND.
+     *
+     * <p>A duplicate cannot have written into a buffer delivered before: the sender writes a
+     * message once; an attempt that failed is re-sent as a SEND into a slot (dropped here as a
+     * duplicate if the WRITE had landed after all), and only once the failed path is fenced, so
+     * the failed WRITE cannot land after the re-sent copy was delivered.
+     */
+    private void placeDirect(int imm, int len) throws ReassemblyException {
+        int i = slotTarget(imm, "small message");
+        if (i < 0) {
+            return;
+        }
+        if (!receives.writable[i]) {
+            throw new ReassemblyException("peer wrote into receive " + Integer.toUnsignedString(imm)
+                    + ", advertised as not remotely writable");
+        }
+        if (Integer.toUnsignedLong(len) > receives.capacity[i]) {
+            // the sender knows the capacity and must not write beyond it (it reports TOO_LONG instead)
+            throw new ReassemblyException("peer wrote " + Integer.toUnsignedString(len)
+                    + " bytes into a receive buffer of " + receives.capacity[i]);
+        }
+        creditsToReturn++;
+        counters.add(Counter.SMALL, 1);
+        counters.add(Counter.SMALL_ZERO_COPY, 1);
         receives.done(i, MpStatus.SUCCESS, len, 1, null);
     }
 
@@ -423,7 +465,11 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             }
             credits--;
             remote.nextSend++;
-            out.set(seq, (int) seq & Notices.SEQ_MASK, 0, 0);
+            // a writable buffer takes the message by WRITE with immediate (no copy at the peer); it
+            // fits: the length was checked against the advertised capacity above
+            boolean direct = remote.writable[i];
+            out.set(seq, (int) seq & Notices.SEQ_MASK, direct ? remote.addr[i] : 0, direct ? remote.rkey[i] : 0,
+                    direct);
             return SMALL;
         }
         remote.nextSend++;

@@ -158,6 +158,41 @@ class PerQpSlotsTest {
     }
 
     @Test
+    void aSmallMessageWrittenDirectlyConsumesASlotOfItsQpAndIsNotCopied() throws Exception {
+        Reassembly r = newReassembly();
+        Rq q1 = new Rq();
+        Rq q2 = new Rq();
+        r.attachQp(q1.qp);
+        r.attachQp(q2.qp);
+        r.start(16, SLOTS, SLOT_BYTES);
+        ByteBuffer dst = ByteBuffer.allocateDirect(64);
+        assertTrue(r.postReceive(7, dst, 0, 64, 0x9000, 5, true));
+        r.duty();
+        // the peer's WRITE with immediate placed 3 bytes in dst and consumed q1's first slot
+        dst.put(0, new byte[] {4, 5, 6});
+        long[] slot = q1.posted.removeFirst();
+        ByteBuffer slab = regionAt(slot[1]);
+        slab.put((int) (slot[1] - regionBase(slot[1])), new byte[] {9, 9, 9});
+        r.onCompletion(wc.set(slot[0], IbvWcStatus.SUCCESS, IbvWcOpcode.RECV_RDMA_WITH_IMM, 3, 0, IbvWc.WITH_IMM, 1,
+                9, 0));
+        long[] delivered = new long[2];
+        assertEquals(1, r.deliver((wrId, status, len, paths, detail) -> {
+            assertEquals(MpStatus.SUCCESS, status);
+            delivered[0] = wrId;
+            delivered[1] = len;
+        }));
+        assertEquals(7, delivered[0]);
+        assertEquals(3, delivered[1]);
+        assertEquals(5, dst.get(1), "the slot's bytes are not message data");
+        assertEquals(1, r.counters().smallZeroCopy());
+        assertEquals(0, r.counters().bytesCopied());
+        assertEquals(SLOTS, q1.posted.size(), "the slot went back to the QP that consumed it");
+        assertEquals(slot[0], q1.posted.peekLast()[0]);
+        assertEquals(SLOTS, q2.posted.size());
+        r.close();
+    }
+
+    @Test
     void aFailedQpsSlotsAreNotRepostedAndItsSetServesTheReplacement() throws Exception {
         Reassembly r = newReassembly();
         r.start(16, SLOTS, SLOT_BYTES);

@@ -123,9 +123,10 @@ class PlacementNoticeTest {
         assertThrows(ReassemblyException.class, () -> h.b.arriveSmall(imm0, payload(0, 10, 65)), "65 paths");
         assertThrows(ReassemblyException.class, () -> h.b.arriveSmall(Notices.NOTICE | 2, payload(2, 10, 1)),
                 "never advertised");
+        // a small message may come as a WRITE with immediate (zero copy), a notice never does
         IbvWc writeImm = new IbvWc().set(h.b.srq.posted.removeFirst()[0], IbvWcStatus.SUCCESS,
-                IbvWcOpcode.RECV_RDMA_WITH_IMM, 0, 0, IbvWc.WITH_IMM, 1, 1, 0);
-        assertThrows(ReassemblyException.class, () -> h.b.r.onCompletion(writeImm), "no WRITE_WITH_IMM into slots");
+                IbvWcOpcode.RECV_RDMA_WITH_IMM, 0, Notices.NOTICE, IbvWc.WITH_IMM, 1, 1, 0);
+        assertThrows(ReassemblyException.class, () -> h.b.r.onCompletion(writeImm), "no notice by WRITE_WITH_IMM");
         assertEquals(7, h.b.r.counters().violations(), "every violation is counted");
         assertEquals(0, h.b.deliver());
         h.b.arriveSmall(imm0, payload(0, 1024, 64));

@@ -74,6 +74,16 @@ final class ReassemblyHarness {
         }
 
         /**
+         * Completes the oldest posted slot as the RNIC does for an RDMA WRITE with immediate of
+         * {@code len} bytes (the caller placed the bytes): the slot's memory is not touched.
+         */
+        void arriveDirect(int imm, int len) throws ReassemblyException {
+            long[] wr = srq.posted.removeFirst();
+            wc.set(wr[0], IbvWcStatus.SUCCESS, IbvWcOpcode.RECV_RDMA_WITH_IMM, len, imm, IbvWc.WITH_IMM, 1, 2, 0);
+            r.onCompletion(wc);
+        }
+
+        /**
          * Posts every placement notice that is due, as the engine would, and lands each on {@code peer}
          * as its RNIC would (a SEND with immediate into a slot); the SEND completes successfully.
          */

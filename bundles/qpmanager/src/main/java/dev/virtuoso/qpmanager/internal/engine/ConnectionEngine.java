@@ -571,8 +571,13 @@ final class ConnectionEngine {
             Region r = pendingSends.headRegion();
             long addr = r.mr.address() + pendingSends.headOffset();
             switch (kind) {
-                case Reassembly.SMALL -> decomposition.submit(spec.sendSmall(wrId, addr, r.mr.lkey(), len,
-                        target.immData()).tag(target.sequence() << 2 | SEND_SMALL));
+                // a remotely writable receive buffer takes a small message by WRITE with immediate,
+                // zero copy at the peer; any other goes by SEND into a slot and is copied there
+                case Reassembly.SMALL -> decomposition.submit((target.direct()
+                        ? spec.sendSmallDirect(wrId, addr, r.mr.lkey(), len, target.remoteAddr(), target.rkey(),
+                                target.immData())
+                        : spec.sendSmall(wrId, addr, r.mr.lkey(), len, target.immData()))
+                        .tag(target.sequence() << 2 | SEND_SMALL));
                 case Reassembly.LARGE -> decomposition.submit(spec.sendLarge(wrId, addr, r.mr.lkey(), len,
                         target.remoteAddr(), target.rkey()).tag(target.sequence() << 2 | SEND_LARGE));
                 case Reassembly.TOO_LONG -> conn.complete(wrId, MpOpcode.SEND, MpStatus.REMOTE_OPERATION_ERROR, 0,

@@ -3,8 +3,12 @@
  *
  * <p>The receiver advertises every posted MP_RECV buffer (sequence number, address, rkey, length)
  * to the sender over the connection's control channel. The k-th MP_SEND fills the k-th MP_RECV:
- * a small message travels as one SEND with immediate (the sequence number) into a pre-posted slot
- * of a shared receive queue and is copied once into the MP_RECV buffer; a large one is written
+ * a small message into a remotely writable buffer travels as one RDMA WRITE with immediate (the
+ * sequence number) straight into it, consuming a pre-posted slot of the shared receive queue for
+ * its immediate only (no copy); into a buffer whose region does not grant remote write (no rkey may
+ * reach it) it travels as one SEND with immediate into a slot and is copied once into the MP_RECV
+ * buffer. A small WRITE whose attempt failed is re-sent as a SEND, and only once the failed path is
+ * fenced, so no WRITE of it lands after its receive was delivered. A large one is written
  * by RDMA WRITE chunks, over any paths, straight into the advertised buffer, and once every chunk
  * completed the sender announces it placed with a notice on one of the paths: a SEND with immediate
  * (notice bit and sequence number) carrying the length, into a slot like a small message and charged

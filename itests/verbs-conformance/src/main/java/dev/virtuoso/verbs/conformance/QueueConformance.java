@@ -22,6 +22,7 @@ import dev.virtuoso.spi.verbs.IbvQpAttr;
 import dev.virtuoso.spi.verbs.IbvQpState;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 import dev.virtuoso.spi.verbs.VerbsException;
@@ -69,6 +70,39 @@ public abstract class QueueConformance extends ConformanceBase {
             Integer prev = lastImm.put(wc.qpNum(), wc.immData());
             assertTrue(prev == null || prev < wc.immData(), "per-QP order");
         }
+    }
+
+    /**
+     * The core's small MP_SEND into a remotely writable buffer: an RDMA WRITE with immediate takes
+     * one receive WQE (from the SRQ if the device has one, else from the QP's own receive queue),
+     * leaves the WQE's memory untouched, and its completion reports the WRITE's length, not the
+     * WQE's (IBA; rxe reports the RETH length), here longer than the WQE's buffer.
+     */
+    @Test
+    void aWriteWithImmediateTakesAReceiveWqeAndReportsTheWriteLength() throws Exception {
+        IbvSrq srq = rig.b.queryDevice().maxSrq() != 0 ? rig.own(rig.pdB.createSrq(8, 1)) : null;
+        QpPair p = rig.connect(new QpSettings(), srq);
+        int wqeBytes = 64;
+        int size = 2 * rig.mtu() + 5;
+        Mem slot = rig.mem(rig.pdB, wqeBytes, ALL).fill((byte) 0x3C);
+        if (srq != null) {
+            srq.postSrqRecv(Rig.recv(5, slot, 0, wqeBytes));
+        } else {
+            p.b().postRecv(Rig.recv(5, slot, 0, wqeBytes));
+        }
+        Mem target = rig.mem(rig.pdB, size, ALL).fill((byte) 0x5A);
+        Mem src = rig.mem(rig.pdA, size, ALL).fillRandom(size);
+        p.a().postSend(Rig.wr(9, IbvWrOpcode.RDMA_WRITE_WITH_IMM, src, 0, size, target, 0).immData(0x7000_0001));
+        assertEquals(IbvWcStatus.SUCCESS, Rig.expect(rig.cqA, 1).get(0).status());
+        IbvWc rc = Rig.expect(rig.cqB, 1).get(0);
+        assertEquals(IbvWcStatus.SUCCESS, rc.status(), rc.toString());
+        assertEquals(5, rc.wrId());
+        assertEquals(IbvWcOpcode.RECV_RDMA_WITH_IMM, rc.opcode());
+        assertEquals(size, rc.byteLen(), "byte_len is the WRITE's length");
+        assertTrue(rc.hasImm());
+        assertEquals(0x7000_0001, rc.immData());
+        assertEquals(-1, target.mismatch(0, src, 0, size), "data differs");
+        assertTrue(slot.all(0, wqeBytes, (byte) 0x3C), "the receive WQE's memory was written");
     }
 
     @Test

@@ -348,7 +348,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     /**
      * A small message the peer wrote with immediate straight into the receive buffer: its bytes
      * are all there (the RNIC completes a WRITE with immediate after its last byte) and
-     * {@code len} is the WRITE's length (IBA; rxe reports the RETH length). The slot it consumed
+     * {@code len} is the WRITE's length (as rxe reports it: the RETH length). The slot it consumed
      * was charged one credit like a SEND.
      *
      * <p>A duplicate cannot have written into a buffer delivered before: the sender writes a

@@ -76,7 +76,7 @@ public abstract class QueueConformance extends ConformanceBase {
      * The core's small MP_SEND into a remotely writable buffer: an RDMA WRITE with immediate takes
      * one receive WQE (from the SRQ if the device has one, else from the QP's own receive queue),
      * leaves the WQE's memory untouched, and its completion reports the WRITE's length, not the
-     * WQE's (IBA; rxe reports the RETH length), here longer than the WQE's buffer.
+     * WQE's (as rxe reports it: the RETH length), here longer than the WQE's buffer.
      */
     @Test
     void aWriteWithImmediateTakesAReceiveWqeAndReportsTheWriteLength() throws Exception {

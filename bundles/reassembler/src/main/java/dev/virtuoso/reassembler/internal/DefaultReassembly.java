@@ -466,7 +466,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             credits--;
             remote.nextSend++;
             // a writable buffer takes the message by WRITE with immediate (no copy at the peer); it
-            // fits: the length was checked against the advertised capacity above
+            // fits: the length was checked against the advertised capacity above, and against the
+            // peer's slot size, so a failed WRITE can always be re-sent as a SEND into a slot
             boolean direct = remote.writable[i];
             out.set(seq, (int) seq & Notices.SEQ_MASK, direct ? remote.addr[i] : 0, direct ? remote.rkey[i] : 0,
                     direct);

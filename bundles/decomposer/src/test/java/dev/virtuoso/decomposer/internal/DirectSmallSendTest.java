@@ -4,20 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.decomposer.Decomposition;
-import dev.virtuoso.decomposer.DecompositionConfig;
-import dev.virtuoso.decomposer.DecompositionWiring;
 import dev.virtuoso.decomposer.MessageSpec;
 import dev.virtuoso.decomposer.PathTable;
-import dev.virtuoso.spi.verbs.IbvWc;
-import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 
@@ -31,30 +25,15 @@ class DirectSmallSendTest {
     private static final long REMOTE = 0x9000;
     private static final int IMM = 42;
 
-    private final RecordingTransport transport = new RecordingTransport();
-    private final List<MpStatus> done = new ArrayList<>();
-    private final MessageSpec spec = new MessageSpec();
-    private final IbvWc wc = new IbvWc();
-    private PathTable paths;
-    private Decomposition d;
-
-    @BeforeEach
-    void setUp() {
-        paths = new PathTable(16);
-        transport.paths = paths;
-        for (int i = 0; i < 3; i++) {
-            paths.add();
-        }
-        d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("t", 64, 256, 64 * 1024, 1 << 20, 4, 1_000_000_000L, 1L << 60),
-                new DecompositionWiring(paths, transport, (wrId, tag, op, st, bytes, n, detail) -> done.add(st), null,
-                        null));
-        d.tick(1_000_000_000L);
-    }
+    private final ThreePathRig rig = new ThreePathRig();
+    private final RecordingTransport transport = rig.transport;
+    private final List<MpStatus> done = rig.done;
+    private final MessageSpec spec = rig.spec;
+    private final PathTable paths = rig.paths;
+    private final Decomposition d = rig.d;
 
     private void complete(RecordingTransport.Chunk c, IbvWcStatus status) {
-        wc.set(c.wrId(), status, IbvWcOpcode.RDMA_WRITE, c.length(), 0, 0, 1, 0, 0);
-        d.onCompletion(wc);
+        rig.complete(c, status);
     }
 
     /** Submits a 100-byte direct small SEND and returns its one chunk, posted. */

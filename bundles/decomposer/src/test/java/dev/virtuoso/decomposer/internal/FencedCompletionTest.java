@@ -3,20 +3,14 @@ package dev.virtuoso.decomposer.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.decomposer.Decomposition;
-import dev.virtuoso.decomposer.DecompositionConfig;
-import dev.virtuoso.decomposer.DecompositionWiring;
 import dev.virtuoso.decomposer.MessageSpec;
 import dev.virtuoso.decomposer.PathTable;
-import dev.virtuoso.spi.verbs.IbvWc;
-import dev.virtuoso.spi.verbs.IbvWcOpcode;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 
 /**
@@ -27,30 +21,15 @@ import dev.virtuoso.spi.verbs.IbvWcStatus;
 class FencedCompletionTest {
     private static final long MIB = 1 << 20;
 
-    private final RecordingTransport transport = new RecordingTransport();
-    private final List<MpStatus> done = new ArrayList<>();
-    private final MessageSpec spec = new MessageSpec();
-    private final IbvWc wc = new IbvWc();
-    private PathTable paths;
-    private Decomposition d;
-
-    @BeforeEach
-    void setUp() {
-        paths = new PathTable(16);
-        transport.paths = paths;
-        for (int i = 0; i < 3; i++) {
-            paths.add();
-        }
-        d = new DecomposerComponent().newDecomposition(
-                new DecompositionConfig("t", 64, 256, 64 * 1024, MIB, 4, 1_000_000_000L, 1L << 60),
-                new DecompositionWiring(paths, transport, (wrId, tag, op, st, bytes, n, detail) -> done.add(st), null,
-                        null));
-        d.tick(1_000_000_000L);
-    }
+    private final ThreePathRig rig = new ThreePathRig();
+    private final RecordingTransport transport = rig.transport;
+    private final List<MpStatus> done = rig.done;
+    private final MessageSpec spec = rig.spec;
+    private final PathTable paths = rig.paths;
+    private final Decomposition d = rig.d;
 
     private void complete(RecordingTransport.Chunk c, IbvWcStatus status) {
-        wc.set(c.wrId(), status, IbvWcOpcode.RDMA_WRITE, c.length(), 0, 0, 1, 0, 0);
-        d.onCompletion(wc);
+        rig.complete(c, status);
     }
 
     /** Places and completes successfully everything posted until nothing is left. */

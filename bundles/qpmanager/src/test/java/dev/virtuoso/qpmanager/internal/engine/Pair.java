@@ -56,6 +56,48 @@ final class Pair {
     }
 
     /** Asserts two ranges are byte for byte equal. */
+    /**
+     * MP_SENDs of the given lengths from the client's region into receives the server posted first
+     * (back to back in {@code mr}, over {@code buf} filled with other bytes): receive completions
+     * must come in send order, each with all its message's bytes when taken; then every send's
+     * completion is checked.
+     *
+     * @return bytes sent
+     */
+    long sendInOrder(MemoryRegion mr, ByteBuffer buf, int[] lens, long recvId, long sendId) throws Exception {
+        int total = 0;
+        for (int l : lens) {
+            total += l;
+        }
+        fill(clientBuf, 0, total);
+        fill(buf, 0, total);
+        int at = 0;
+        for (int i = 0; i < lens.length; i++) {
+            server.postRecv(recvId + i, mr, at, lens[i]);
+            at += lens[i];
+        }
+        at = 0;
+        for (int i = 0; i < lens.length; i++) {
+            client.postSend(sendId + i, clientMr, at, lens[i]);
+            at += lens[i];
+        }
+        at = 0;
+        for (int i = 0; i < lens.length; i++) {
+            MpCompletion c = await(server);
+            assertEquals(recvId + i, c.wrId(), "receive completions in send order");
+            assertOk(c, MpOpcode.RECV, lens[i]);
+            assertSame(clientBuf, at, buf, at, lens[i]);
+            at += lens[i];
+        }
+        for (int i = 0; i < lens.length; i++) {
+            MpCompletion c = await(client);
+            long k = c.wrId() - sendId;
+            assertTrue(k >= 0 && k < lens.length, c.toString());
+            assertOk(c, MpOpcode.SEND, lens[(int) k]);
+        }
+        return total;
+    }
+
     static void assertSame(ByteBuffer a, int aOff, ByteBuffer b, int bOff, int len) {
         int m = a.slice(aOff, len).mismatch(b.slice(bOff, len));
         assertEquals(-1, m, "first differing byte at " + m + " of " + len);

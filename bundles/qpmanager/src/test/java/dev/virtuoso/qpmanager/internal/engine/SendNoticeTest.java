@@ -32,36 +32,7 @@ class SendNoticeTest {
      * message's bytes must all be there already, and completions must come in send order.
      */
     private static void sendCheckingEachOnArrival(Pair p, int... lens) throws Exception {
-        int total = 0;
-        for (int l : lens) {
-            total += l;
-        }
-        p.fill(p.serverBuf, 0, total);
-        p.fill(p.clientBuf, 0, total);
-        int at = 0;
-        for (int i = 0; i < lens.length; i++) {
-            p.server.postRecv(1000 + i, p.serverMr, at, lens[i]);
-            at += lens[i];
-        }
-        at = 0;
-        for (int i = 0; i < lens.length; i++) {
-            p.client.postSend(2000 + i, p.clientMr, at, lens[i]);
-            at += lens[i];
-        }
-        at = 0;
-        for (int i = 0; i < lens.length; i++) {
-            MpCompletion c = Pair.await(p.server);
-            assertEquals(1000 + i, c.wrId(), "receive completions in send order");
-            Pair.assertOk(c, MpOpcode.RECV, lens[i]);
-            Pair.assertSame(p.clientBuf, at, p.serverBuf, at, lens[i]);
-            at += lens[i];
-        }
-        for (int i = 0; i < lens.length; i++) {
-            MpCompletion c = Pair.await(p.client);
-            int k = (int) c.wrId() - 2000;
-            assertTrue(k >= 0 && k < lens.length, c.toString());
-            Pair.assertOk(c, MpOpcode.SEND, lens[k]);
-        }
+        p.sendInOrder(p.serverMr, p.serverBuf, lens, 1000, 2000);
     }
 
     private static int large(int... lens) {

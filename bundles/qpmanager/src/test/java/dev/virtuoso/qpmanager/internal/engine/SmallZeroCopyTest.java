@@ -43,35 +43,7 @@ class SmallZeroCopyTest {
      * returns the bytes sent.
      */
     private static long sendAll(Pair p, MemoryRegion mr, ByteBuffer buf) throws Exception {
-        int total = 0;
-        for (int l : LENS) {
-            total += l;
-        }
-        p.fill(p.clientBuf, 0, total);
-        p.fill(buf, 0, total);
-        int at = 0;
-        for (int i = 0; i < LENS.length; i++) {
-            p.server.postRecv(100 + i, mr, at, LENS[i]);
-            at += LENS[i];
-        }
-        at = 0;
-        for (int i = 0; i < LENS.length; i++) {
-            p.client.postSend(200 + i, p.clientMr, at, LENS[i]);
-            at += LENS[i];
-        }
-        at = 0;
-        for (int i = 0; i < LENS.length; i++) {
-            MpCompletion c = Pair.await(p.server);
-            assertEquals(100 + i, c.wrId(), "receive completions in send order");
-            Pair.assertOk(c, MpOpcode.RECV, LENS[i]);
-            Pair.assertSame(p.clientBuf, at, buf, at, LENS[i]);
-            at += LENS[i];
-        }
-        for (int i = 0; i < LENS.length; i++) {
-            MpCompletion c = Pair.await(p.client);
-            Pair.assertOk(c, MpOpcode.SEND, LENS[(int) c.wrId() - 200]);
-        }
-        return total;
+        return p.sendInOrder(mr, buf, LENS, 100, 200);
     }
 
     /** Zero copy into the pair's writable region, a copy into a region without REMOTE_WRITE. */

@@ -676,10 +676,64 @@ class PathMonitorLinkTest {
         l.probe();
         l.requestDetach(factory);
         monitor.events.clear();
+        monitor.usable[0] = true;
         l.onProbeCompletion(wc(posted.get(0).wrId(), IbvWcStatus.REM_ACCESS_ERR));
         assertEquals(List.of(), monitor.events, "the monitor is not told any more");
         assertEquals(1, l.probeErrors());
         assertEquals(PathState.RECOVERING, table.state(0));
+        assertEquals(List.of("pathsChanged"), decomposition);
+    }
+
+    @Test
+    void aProbeCompletionThatMakesAPathUsableTellsThePlacementAtOnce() throws Exception {
+        PathMonitorLink l = link(true, true, 1);
+        monitor.probes.add(new long[] {0, 100});
+        l.probe();
+        monitor.usable[0] = true;
+        l.onProbeCompletion(wc(posted.get(0).wrId(), IbvWcStatus.SUCCESS));
+        assertEquals(List.of("pathsChanged"), decomposition);
+        assertEquals(0, l.tick(1), "already seen");
+    }
+
+    @Test
+    void aProbeTheMonitorFailsToTakeCountsAFault() throws Exception {
+        PathMonitorLink l = link(true, true, 2);
+        monitor.probes.add(new long[] {0, 100});
+        monitor.probes.add(new long[] {1, 100});
+        l.probe();
+        monitor.throwOn = "onProbeCompleted";
+        l.onProbeCompletion(wc(posted.get(0).wrId(), IbvWcStatus.SUCCESS));
+        assertEquals(1, l.monitorFaults());
+        assertTrue(l.detachPending());
+
+        PathMonitorLink a = link(true, true, 0);
+        monitor.throwOn = null;
+        monitor.probes.add(new long[] {1, 100});
+        a.probe();
+        monitor.throwOn = "onProbeCompleted";
+        a.pathAbandoned(1);
+        assertEquals(1, a.monitorFaults());
+        assertTrue(a.detachPending());
+    }
+
+    @Test
+    void aProbeForAPathBeyondAFullTableIsRefusedWithoutAFault() throws Exception {
+        PathMonitorLink l = link(true, true, table.capacity());
+        monitor.probes.add(new long[] {table.capacity(), 100});
+        assertEquals(1, l.probe());
+        assertEquals(1, l.probesRefused());
+        assertEquals(0, l.monitorFaults());
+        assertEquals(List.of("probeCompleted 8 100 0 ERROR"), monitor.probeEvents());
+        assertEquals(List.of(), decomposition);
+    }
+
+    @Test
+    void aRefusedProbeOnTheFirstPathNotUpTellsThePlacement() throws Exception {
+        PathMonitorLink l = link(true, true, 1);
+        table.state(0, PathState.RECOVERING);
+        monitor.probes.add(new long[] {0, 100});
+        l.probe();
+        assertEquals(1, l.probesRefused());
         assertEquals(List.of("pathsChanged"), decomposition);
     }
 

@@ -41,6 +41,12 @@ class PathMtuLimitTest {
         String p = PathMtuLimit.problem(IbvMtu.MTU_2048, v4, 1500);
         assertTrue(p.contains("MTU 1500") && p.contains("IP-fragmented") && p.contains("at most 1024"), p);
         assertTrue(PathMtuLimit.problem(IbvMtu.MTU_256, v6, 200).contains("no path MTU fits"));
+        // at the edge: an interface MTU of exactly the datagram size carries it
+        int exact = PathMtuLimit.datagramBytes(IbvMtu.MTU_1024, true);
+        assertNull(PathMtuLimit.problem(IbvMtu.MTU_1024, v4, exact));
+        String over = PathMtuLimit.problem(IbvMtu.MTU_2048, v4, exact);
+        assertTrue(over.contains("use a path MTU of at most 1024 "), over);
+        assertTrue(PathMtuLimit.problem(IbvMtu.MTU_1024, v4, exact - 1).contains("at most 512 "));
     }
 
     @Test

@@ -61,6 +61,12 @@ class PathMonitorLinkTest {
                     case "pathsChanged" -> decomposition.add("pathsChanged");
                     case "policyView" -> decomposition.add("policyView " + (args[0] == table ? "table" : args[0]));
                     case "loadBalancer", "congestionAvoidance" -> decomposition.add(m.getName() + " " + args[0]);
+                    case "maxChunkBytes" -> {
+                        return 1000L + (int) args[0];
+                    }
+                    case "maxOutstandingChunks" -> {
+                        return 3 + (int) args[0];
+                    }
                     default -> throw new AssertionError("unexpected " + m.getName());
                 }
                 return null;
@@ -191,6 +197,19 @@ class PathMonitorLinkTest {
         assertFalse(l.detachPending());
         l.close();
         assertEquals(1, scratchClosed);
+    }
+
+    @Test
+    void theMonitorsProbesObeyTheCongestionPolicysChunkLimits() throws Exception {
+        link(false, true, 0);
+        assertEquals(null, monitor.limits, "no monitor bound, none told");
+        link(true, true, 0);
+        assertEquals(1002, monitor.limits.maxChunkBytes(2), "the decomposition's limit for the path");
+        assertEquals(4, monitor.limits.maxOutstandingChunks(1));
+        monitor.throwOn = "chunkLimits";
+        PathMonitorLink l = link(true, true, 0);
+        assertEquals(1, l.monitorFaults());
+        assertTrue(l.detachPending());
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Deque;
 import java.util.List;
 
 import dev.virtuoso.api.PathState;
+import dev.virtuoso.pathmonitor.api.ChunkLimits;
 import dev.virtuoso.pathmonitor.api.PathHealth;
 import dev.virtuoso.pathmonitor.api.PathMonitor;
 import dev.virtuoso.pathmonitor.api.PathStatistics;
@@ -24,6 +25,7 @@ final class ScriptedMonitor implements PathMonitor {
     int paths = 8;
     double capacity;
     String throwOn;
+    ChunkLimits limits;
 
     private void call(String method) {
         if (method.equals(throwOn)) {
@@ -64,6 +66,12 @@ final class ScriptedMonitor implements PathMonitor {
     public void onChunkCompleted(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
         call("onChunkCompleted");
         events.add("completed " + path + " " + bytes + " " + latencyNanos + " " + outcome);
+    }
+
+    @Override
+    public void chunkLimits(ChunkLimits l) {
+        call("chunkLimits");
+        limits = l;
     }
 
     @Override

@@ -402,10 +402,10 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
             int n = Math.min(table.pathCount(), monitor.pathCount());
             for (int p = 0; p < n; p++) {
                 boolean u = monitor.usable(p);
-                int path = p;
                 if (u != usable[p]) {
                     usable[p] = u;
                     changed = true;
+                    int path = p;
                     LOG.log(System.Logger.Level.DEBUG, () -> "connection " + connectionId + ": path " + path
                             + (u ? " usable" : " not usable") + " (path monitor)");
                 }

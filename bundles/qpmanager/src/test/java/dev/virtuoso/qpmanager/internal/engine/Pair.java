@@ -98,6 +98,31 @@ final class Pair {
         return total;
     }
 
+    /**
+     * One round of an MP_SEND of {@code len} bytes (ids 100 + round, 200 + round) whose receive buffer
+     * the application overwrites with {@code marker} as soon as it completes: the receive must come
+     * once, whole and in order; after {@code settleMillis} no write of an abandoned attempt may have
+     * landed in the reused buffer.
+     */
+    void sendThenReuseTheBuffer(int round, ByteBuffer marker, int len, long settleMillis) throws Exception {
+        fill(clientBuf, 0, len);
+        server.postRecv(100 + round, serverMr, 0, len);
+        client.postSend(200 + round, clientMr, 0, len);
+        MpCompletion r = await(server);
+        assertEquals(100 + round, r.wrId());
+        assertOk(r, MpOpcode.RECV, len);
+        assertSame(clientBuf, 0, serverBuf, 0, len);
+        fill(marker, 0, len);
+        serverBuf.put(0, marker, 0, len);
+        assertOk(await(client), MpOpcode.SEND, len);
+        Thread.sleep(settleMillis);
+        int at = marker.mismatch(serverBuf.slice(0, len));
+        assertEquals(-1, at, "round " + round + ": a write of an abandoned attempt landed at byte " + at
+                + " after the receive completion; " + ((MpConnection) client).describe());
+        MpCompletion[] extra = {new MpCompletion()};
+        assertEquals(0, server.pollCompletions(extra), "delivered twice: " + extra[0]);
+    }
+
     static void assertSame(ByteBuffer a, int aOff, ByteBuffer b, int bOff, int len) {
         int m = a.slice(aOff, len).mismatch(b.slice(bOff, len));
         assertEquals(-1, m, "first differing byte at " + m + " of " + len);

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
-import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.reassembler.ReassemblyCounters;
 import dev.virtuoso.verbs.soft.fabric.FabricLink;
 
@@ -131,20 +130,7 @@ class SendNoticeTest {
             slow.configure(slow.spec().withDelayNanos(delayNanos));
             ByteBuffer marker = ByteBuffer.allocateDirect(len);
             for (int round = 0; round < 6; round++) {
-                p.fill(p.clientBuf, 0, len);
-                p.server.postRecv(100 + round, p.serverMr, 0, len);
-                p.client.postSend(200 + round, p.clientMr, 0, len);
-                MpCompletion r = Pair.await(p.server);
-                assertEquals(MpStatus.SUCCESS, r.status(), r.toString());
-                Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, len);
-                // the application reuses the receive buffer at once
-                p.fill(marker, 0, len);
-                p.serverBuf.put(0, marker, 0, len);
-                Pair.assertOk(Pair.await(p.client), MpOpcode.SEND, len);
-                Thread.sleep(2 * delayNanos / 1_000_000);
-                int at = marker.mismatch(p.serverBuf.slice(0, len));
-                assertEquals(-1, at, "round " + round + ": a write of an abandoned attempt landed at byte " + at
-                        + " after the receive completion; " + ((MpConnection) p.client).describe());
+                p.sendThenReuseTheBuffer(round, marker, len, 2 * delayNanos / 1_000_000);
             }
             assertTrue(p.client.pathStats().get(1).chunksFailed() > 0,
                     "chunks on the slow path failed and were re-posted: " + p.client.pathStats());

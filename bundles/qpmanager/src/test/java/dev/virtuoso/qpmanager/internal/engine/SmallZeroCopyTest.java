@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.Access;
 import dev.virtuoso.api.MemoryRegion;
-import dev.virtuoso.api.MpCompletion;
-import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.MultipathListener;
@@ -116,23 +114,7 @@ class SmallZeroCopyTest {
             ByteBuffer marker = ByteBuffer.allocateDirect(len);
             ReassemblyCounters rx = counters(p.server);
             for (int round = 0; round < 6; round++) {
-                p.fill(p.clientBuf, 0, len);
-                p.server.postRecv(100 + round, p.serverMr, 0, len);
-                p.client.postSend(200 + round, p.clientMr, 0, len);
-                MpCompletion r = Pair.await(p.server);
-                assertEquals(100 + round, r.wrId());
-                Pair.assertOk(r, MpOpcode.RECV, len);
-                Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, len);
-                // the application reuses the receive buffer at once
-                p.fill(marker, 0, len);
-                p.serverBuf.put(0, marker, 0, len);
-                Pair.assertOk(Pair.await(p.client), MpOpcode.SEND, len);
-                Thread.sleep(2 * delayNanos / 1_000_000);
-                int at = marker.mismatch(p.serverBuf.slice(0, len));
-                assertEquals(-1, at, "round " + round + ": a WRITE of a failed attempt landed at byte " + at
-                        + " after the receive completion; " + ((MpConnection) p.client).describe());
-                MpCompletion[] extra = {new MpCompletion()};
-                assertEquals(0, p.server.pollCompletions(extra), "delivered twice: " + extra[0]);
+                p.sendThenReuseTheBuffer(round, marker, len, 2 * delayNanos / 1_000_000);
             }
             assertTrue(p.client.pathStats().get(1).chunksFailed() > 0,
                     "WRITEs on the slow path failed and were re-sent: " + p.client.pathStats());

@@ -17,7 +17,12 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  *
  * <p>Failback with probing: a path reported UP again after RECOVERING is on probation (health
  * {@link PathHealth#RECOVERING}, not usable) until a probe flow on it succeeds; a failed flow is
- * retried after the error cooldown. Without a scratch region (no probing) it rejoins at once.
+ * retried after the error cooldown. Without a scratch region (no probing) it rejoins at once. So
+ * does a path that carried data (or a probe flow) successfully between its last UP and the
+ * failure: on a lossy path with no QP retries every congestion loss fails the QP, and a probation
+ * flow after each of those repairs kept the path out for tens of milliseconds per loss although
+ * the link was fine; its next data chunk is the probe instead. If that one fails too (nothing
+ * carried since the repair: a broken link, not a loss), the path goes on probation.
  *
  * <p>Probe flows back off like the paper's chunk probe: a flow is posted as one burst, and a link
  * whose buffer (or the QP's ACK timeout) cannot take that burst fails it every time, which would
@@ -201,12 +206,16 @@ final class ConnectionPathMonitor implements PathMonitor {
         PathState old = r.state;
         r.state = state;
         if (state == PathState.UP && old != PathState.UP) {
-            r.probation = probeWrBytes > 0;
+            boolean lossOnAWorkingPath = old == PathState.RECOVERING && r.carriedSinceUp;
+            r.carriedSinceUp = false;
+            r.probation = probeWrBytes > 0 && !lossOnAWorkingPath;
             r.consecutiveErrors = 0;
             r.pausedUntilNanos = now;
             r.cooldownNanos = settings.errorCooldownNanos();
             r.lastProgressNanos = now;
-            planProbe(r);
+            if (r.probation) {
+                planProbe(r);
+            }
         } else if (state != PathState.UP) {
             if (r.probe == PathRecord.Probe.PENDING) {
                 r.probe = PathRecord.Probe.IDLE;
@@ -237,6 +246,7 @@ final class ConnectionPathMonitor implements PathMonitor {
             r.completedBytes += bytes;
             r.chunksCompleted++;
             r.provenChunkBytes = bytes;
+            r.carriedSinceUp = true;
             delivered(r, bytes, latencyNanos);
         } else {
             r.chunksFailed++;
@@ -496,6 +506,7 @@ final class ConnectionPathMonitor implements PathMonitor {
             r.probeFlowBytes = Math.max(MIN_BACKOFF_FLOW_BYTES, r.probeFlowRunning / 2);
         } else {
             r.lastGoodFlowBytes = r.probeFlowRunning;
+            r.carriedSinceUp = true;
             double capacity = flowCapacity(r);
             boolean first = r.probesCompleted == 0;
             r.probeFlowBytes = Math.min(settings.probeFlowBytes(), Math.max(r.probeFlowBytes, 2 * r.probeFlowRunning));

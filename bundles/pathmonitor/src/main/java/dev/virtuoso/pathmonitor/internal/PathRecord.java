@@ -47,6 +47,12 @@ final class PathRecord {
      * (reported {@link PathHealth#RECOVERING} meanwhile).
      */
     boolean probation;
+    /**
+     * A data chunk or a probe flow succeeded on the path since it last came UP: a failure after that
+     * is a loss on a working path (the chunk probe's congestion signal), not a broken one, so the
+     * repaired path rejoins without probation and its next data chunk is the probe.
+     */
+    boolean carriedSinceUp;
     boolean probeAgain;
     boolean probeFailed;
     /**

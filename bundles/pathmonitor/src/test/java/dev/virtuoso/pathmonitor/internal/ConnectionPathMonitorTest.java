@@ -409,9 +409,18 @@ class ConnectionPathMonitorTest {
         double capacity = m.probedCapacity(0);
         assertTrue(capacity > 0);
 
-        // the link stops taking a burst of 512 KiB: the path fails and comes back on probation
+        // the link stops taking a burst of 512 KiB: the path fails; it carried flows before, so it
+        // rejoins at once and its next data chunk is the probe
         m.onPathState(0, PathState.RECOVERING);
         m.onPathState(0, PathState.UP);
+        assertTrue(m.usable(0), "a loss on a path that carried data: no probation");
+        assertFalse(m.nextProbe(new ProbeRequest()), "and no probe flow");
+        // that chunk fails too, with nothing carried since the repair: probation
+        m.onChunkPosted(0, 512 * KIB);
+        m.onChunkCompleted(0, 512 * KIB, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
+        m.onPathState(0, PathState.RECOVERING);
+        m.onPathState(0, PathState.UP);
+        assertFalse(m.usable(0), "failed again before carrying anything: on probation");
         long[] expected = {512 * KIB, 256 * KIB, 128 * KIB, 64 * KIB, 32 * KIB, 16 * KIB, 8 * KIB, 4 * KIB, 4 * KIB};
         for (long flow : expected) {
             t += 60_000 * MS; // past any error cooldown
@@ -457,7 +466,13 @@ class ConnectionPathMonitorTest {
         m.onChunkCompleted(0, 80_000, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
         m.onPathState(0, PathState.RECOVERING);
         m.onPathState(0, PathState.UP);
-        assertFalse(m.usable(0), "on probation after the repair");
+        assertTrue(m.usable(0), "the path carried data before the loss: it rejoins at once");
+        // its next chunk fails as well: nothing carried since the repair
+        m.onChunkPosted(0, 60_000);
+        m.onChunkCompleted(0, 60_000, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
+        m.onPathState(0, PathState.RECOVERING);
+        m.onPathState(0, PathState.UP);
+        assertFalse(m.usable(0), "on probation after the second repair");
         t += 60_000 * MS;
         m.tick(t);
         ProbeRequest req = new ProbeRequest();
@@ -498,6 +513,11 @@ class ConnectionPathMonitorTest {
         for (int round = 0; round < 3; round++) {
             m.onPathState(0, PathState.RECOVERING);
             m.onPathState(0, PathState.UP);
+            assertTrue(m.usable(0), "a flow got through since the last UP: no probation, round " + round);
+            // the peer repairs the path again before anything crossed it (a broken link)
+            m.onPathState(0, PathState.RECOVERING);
+            m.onPathState(0, PathState.UP);
+            assertFalse(m.usable(0), "nothing carried since the repair: on probation, round " + round);
             t += 60_000 * MS;
             m.tick(t);
             ProbeRequest req = new ProbeRequest();
@@ -508,6 +528,45 @@ class ConnectionPathMonitorTest {
             assertTrue(m.usable(0));
         }
         assertEquals(0, m.unexpectedCompletions());
+    }
+
+    @Test
+    void lossesOnAPathThatKeepsCarryingDataNeverPutItOnProbation() {
+        ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
+        m.onPathAdded(0);
+        long t = 0;
+        while (m.statistics(0, new PathStatistics()).probesCompleted == 0) {
+            t += 100 * MS;
+            completeFlow(m, t, ChunkOutcome.SUCCESS);
+        }
+        long probes = m.statistics(0, new PathStatistics()).probesCompleted;
+        ProbeRequest req = new ProbeRequest();
+        // retry 0 on a shallow buffer: every few chunks one loses a packet and fails the QP
+        for (int loss = 0; loss < 5; loss++) {
+            for (int i = 0; i < 3; i++) {
+                m.onChunkPosted(0, 64 * KIB);
+                m.onChunkCompleted(0, 64 * KIB, 5 * MS, ChunkOutcome.SUCCESS);
+            }
+            m.onChunkPosted(0, 64 * KIB);
+            m.onChunkCompleted(0, 64 * KIB, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
+            m.onPathState(0, PathState.RECOVERING);
+            assertFalse(m.usable(0), "out while its QP is repaired, loss " + loss);
+            m.onPathState(0, PathState.UP);
+            assertTrue(m.usable(0), "back at once after the repair, loss " + loss);
+            assertEquals(PathHealth.HEALTHY, m.health(0));
+            assertFalse(m.nextProbe(req), "no probe flow on the lossy path, loss " + loss);
+        }
+        assertEquals(probes, m.statistics(0, new PathStatistics()).probesCompleted);
+
+        // a path reported DOWN (its address gone) is on probation when it comes back, carried or not
+        m.onChunkPosted(0, 64 * KIB);
+        m.onChunkCompleted(0, 64 * KIB, 5 * MS, ChunkOutcome.SUCCESS);
+        m.onPathState(0, PathState.DOWN);
+        m.onPathState(0, PathState.UP);
+        assertFalse(m.usable(0), "after DOWN: on probation");
+        t += 60_000 * MS;
+        m.tick(t);
+        assertTrue(m.nextProbe(req), "and probed");
     }
 
     @Test

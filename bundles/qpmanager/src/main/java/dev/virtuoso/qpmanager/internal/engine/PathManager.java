@@ -50,7 +50,11 @@ import dev.virtuoso.spi.verbs.Vnic;
  */
 final class PathManager {
     private static final System.Logger LOG = System.getLogger(PathManager.class.getName());
-    static final long MIN_REPAIR_DELAY_NANOS = 10_000_000L;
+    /**
+     * First repair delay after a failure, doubled while the path keeps failing: short, since on a
+     * lossy path with no QP retries every congestion loss costs a repair.
+     */
+    static final long MIN_REPAIR_DELAY_NANOS = 2_000_000L;
     static final long MAX_REPAIR_DELAY_NANOS = 1_000_000_000L;
     private static final long FLUSH_WAIT_NANOS = 1_000_000_000L;
     private static final String QP_RECREATE_FAILED = "cannot re-create the QP: ";

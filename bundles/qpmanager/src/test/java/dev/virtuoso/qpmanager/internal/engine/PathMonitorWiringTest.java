@@ -165,7 +165,7 @@ class PathMonitorWiringTest {
     }
 
     @Test
-    void aFailedPathRejoinsOnlyAfterASuccessfulProbe() throws Exception {
+    void aBrokenPathRejoinsOnlyAfterASuccessfulProbe() throws Exception {
         try (Fabric f = new Fabric("rate=400m", "rate=400m")) {
             RecordingMonitors monitors = new RecordingMonitors();
             f.connector.pathMonitors(monitors);
@@ -191,13 +191,18 @@ class PathMonitorWiringTest {
             }
             assertTrue(p.client.pathStats().get(1).bytesCompleted() > before, "path 1 carries data again");
 
-            // every data chunk posted on path 1 after its failure follows a completed probe flow
-            // that came after the path's latest UP
+            // after its failure, a data chunk is posted on path 1 only if the path carried something
+            // (a data chunk or a probe flow) between its previous UP and the failure (a loss on a
+            // working path), or if a probe flow succeeded after its latest UP (a broken link on
+            // probation); while the link is down it fails again before carrying anything, so
+            // probation must have ended at least once
             boolean failed = false;
             boolean onProbation = false;
+            boolean carried = false;
             long flowsAtUp = 0;
             int postsAfterFailure = 0;
             int ups = 0;
+            int probationsEnded = 0;
             for (RecordingMonitors.Event e : monitors.of(p.client.id())) {
                 if (e.path() != 1) {
                     continue;
@@ -209,13 +214,19 @@ class PathMonitorWiringTest {
                             onProbation = true;
                         } else if (e.detail().equals("UP") && failed) {
                             ups++;
-                            onProbation = true;
+                            onProbation = !carried;
+                            carried = false;
                             flowsAtUp = e.probeFlowsDone();
                         }
                     }
+                    case "complete" -> carried |= e.detail().equals("SUCCESS");
                     case "probe" -> {
-                        if (failed && e.detail().equals("SUCCESS") && e.probeFlowsDone() > flowsAtUp) {
-                            onProbation = false;
+                        if (e.detail().equals("SUCCESS") && e.probeFlowsDone() > flowsAtUp) {
+                            carried = true;
+                            if (failed && onProbation) {
+                                onProbation = false;
+                                probationsEnded++;
+                            }
                         }
                     }
                     case "post" -> {
@@ -229,8 +240,9 @@ class PathMonitorWiringTest {
                     }
                 }
             }
-            assertTrue(failed && ups > 0 && postsAfterFailure > 0, "failure, failback and data seen: failed="
-                    + failed + " ups=" + ups + " posts=" + postsAfterFailure);
+            assertTrue(failed && ups > 0 && postsAfterFailure > 0 && probationsEnded > 0,
+                    "failure, probation, failback and data seen: failed=" + failed + " ups=" + ups + " posts="
+                            + postsAfterFailure + " probations ended=" + probationsEnded);
             p.read(4 << 20);
         }
     }

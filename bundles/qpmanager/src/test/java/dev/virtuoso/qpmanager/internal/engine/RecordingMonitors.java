@@ -114,6 +114,7 @@ final class RecordingMonitors implements PathMonitorFactory {
         public void onChunkCompleted(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
             check();
             m.onChunkCompleted(path, bytes, latencyNanos, outcome);
+            events.add(new Event(id, "complete", path, outcome.name(), flowsDone(path)));
         }
 
         @Override

@@ -97,9 +97,18 @@ public final class FabricWire implements Wire {
             parked = false;
             return;
         }
-        LockSupport.parkNanos(this, timeoutNanos);
-        // consume wakeups that arrived while parked; later ones stay pending for the next await
-        PENDING.getAndSet(this, false);
+        long deadline = System.nanoTime() + timeoutNanos;
+        long left = timeoutNanos;
+        do {
+            LockSupport.parkNanos(this, left);
+            // consume wakeups that arrived while parked; later ones stay pending for the next await.
+            // parkNanos may also return for no reason (or for an unpark meant for an earlier use of
+            // this thread): park again for the rest of the timeout
+            if ((boolean) PENDING.getAndSet(this, false) || hasInput() || closed || self.isInterrupted()) {
+                break;
+            }
+            left = deadline - System.nanoTime();
+        } while (left > 0);
         parked = false;
     }
 

@@ -21,7 +21,10 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
 /**
  * The device's engine: one thread that owns every QP of the device and runs a duty cycle (Aeron
  * style): control commands, receive a batch from every port, then for every QP pick up posted WRs,
- * run timers and transmit within the window. When a cycle does no work it spins briefly, then
+ * run timers and transmit within the window. Control commands are also served between ports and
+ * between QPs: a caller of a verb (modify, create, destroy) waits for its command, and with many
+ * busy QPs a whole cycle takes milliseconds (a core engine repairing one path must not stall the
+ * others for that long). When a cycle does no work it spins briefly, then
  * parks in {@link Wire#await} until a datagram, a doorbell or the next timer. A retransmit timer
  * that has run out first drains the ports ({@link #drainPorts}) and is then checked again.
  *
@@ -80,12 +83,13 @@ final class Engine implements Runnable, DatagramHandler {
                 int work = runCommands();
                 now = System.nanoTime();
                 for (WirePort p : ports) {
-                    work += receive(p);
+                    work += receive(p) + pendingCommands();
                 }
                 now = System.nanoTime();
                 txBlocked = false;
                 for (SoftQp qp : qps) {
-                    work += qp.service(this, now);
+                    // a QP destroyed by a command of this cycle is in ERR: its service only flushes
+                    work += qp.service(this, now) + pendingCommands();
                 }
                 if (work > 0) {
                     idleSince = 0;
@@ -185,6 +189,11 @@ final class Engine implements Runnable, DatagramHandler {
             }
         }
         return false;
+    }
+
+    /** Commands queued during the cycle, if any (a volatile read when there are none). */
+    private int pendingCommands() {
+        return commands.isEmpty() ? 0 : runCommands();
     }
 
     private int runCommands() {

@@ -472,11 +472,6 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         listeners.remove(l);
     }
 
-    /** @return the probe results shared by this connector's connections */
-    SharedCapacities sharedCapacities() {
-        return capacities;
-    }
-
     /**
      * Disconnects every connection opened through a provider that went away, and forgets its
      * probe results (a provider bound again is a new instance, maybe configured differently).

@@ -258,16 +258,19 @@ final class ConnectionPathMonitor implements PathMonitor {
 
     /**
      * Takes another connection's recent measurement of the same path pair when it is no older than
-     * {@code sharedCapacityMaxAgeMillis} (0: never) and the path has not started probing or measured anything
-     * itself: the path then starts with that capacity and its connect-time probe flows are
-     * dropped (on the accepting side the core does not ask for them).
+     * {@code sharedCapacityMaxAgeMillis} (0: never) and the path has not started probing or
+     * measured anything itself: the path then starts with that capacity and its connect-time probe
+     * flows are dropped (on the accepting side the core does not ask for them).
      */
     @Override
     public boolean seedCapacity(int path, double bytesPerSecond, long ageNanos) {
         PathRecord r = existing(path);
-        if (closed || settings.sharedCapacityMaxAgeNanos() == 0 || !(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond) || ageNanos < 0
-                || ageNanos > settings.sharedCapacityMaxAgeNanos() || r.state != PathState.UP || r.probation
-                || r.probe == PathRecord.Probe.RUNNING || r.probedCapacity > 0 || r.initialFlowsDone > 0) {
+        long maxAge = settings.sharedCapacityMaxAgeNanos();
+        boolean fresh = maxAge > 0 && ageNanos >= 0 && ageNanos <= maxAge;
+        boolean valid = bytesPerSecond > 0 && !Double.isInfinite(bytesPerSecond);
+        boolean unprobed = r.state == PathState.UP && !r.probation && r.probe != PathRecord.Probe.RUNNING
+                && r.probedCapacity == 0 && r.initialFlowsDone == 0;
+        if (closed || !fresh || !valid || !unprobed) {
             return false;
         }
         r.probedCapacity = bytesPerSecond;

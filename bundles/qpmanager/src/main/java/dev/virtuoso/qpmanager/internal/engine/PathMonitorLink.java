@@ -88,9 +88,11 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     private final boolean[] usable;
     /** The connector's probe results of this device, or {@code null}: not shared. */
     private final SharedCapacities.Scope shared;
-    /** Per path: its pair (set when added), whether it started with a shared capacity, the monitor's measurements shared. */
+    /** Per path: its pair (set when added). */
     private final SharedCapacities.PathPair[] pairs;
+    /** Per path: it started with a shared capacity (not probed at connect). */
     private final boolean[] seeded;
+    /** Per path: the monitor's {@code capacityMeasurements} last shared. */
     private final long[] measurementsShared;
     private long capacitiesSeeded;
     /** Slots the monitor has heard of through onPathAdded (reused slots are not added twice). */
@@ -525,7 +527,10 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     private boolean seed(PathMonitor m, int path) {
         SharedCapacities.PathPair pair = pairs[path];
         SharedCapacities.Measurement found = pair == null ? null : shared.capacities().find(pair);
-        if (found == null || !m.seedCapacity(path, found.bytesPerSecond(), Math.max(0, now - found.measuredAtNanos()))) {
+        if (found == null) {
+            return false;
+        }
+        if (!m.seedCapacity(path, found.bytesPerSecond(), Math.max(0, now - found.measuredAtNanos()))) {
             return false;
         }
         table.probedCapacity(path, found.bytesPerSecond());
@@ -661,7 +666,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         return "monitor=" + (monitor != null ? "bound" : "none") + " probesPosted=" + probesPosted + " probesRefused="
                 + probesRefused + " stagger=" + stagger + " peerProbesTimeouts=" + peerProbesTimeouts
                 + " probeErrors=" + probeErrors + " staleProbeCqes=" + staleProbeCompletions
-                + " probesInFlight=" + probes.inUse() + " capacitiesShared=" + capacitiesSeeded
+                + " probesInFlight=" + probes.inUse() + " capacitiesSeeded=" + capacitiesSeeded
                 + " monitorFaults=" + monitorFaults
                 + (lastFault != null ? " lastFault=" + lastFault : "") + " connection=" + connectionId;
     }

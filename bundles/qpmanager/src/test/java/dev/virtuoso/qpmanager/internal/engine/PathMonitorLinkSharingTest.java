@@ -63,7 +63,7 @@ class PathMonitorLinkSharingTest {
         assertEquals(3e8, rig.table.probedCapacity(0), "the core's view has it too");
         assertEquals(0.0, rig.table.probedCapacity(1));
         assertEquals(1, l.capacitiesSeeded());
-        assertTrue(l.describe().contains("capacitiesShared=1"), l.describe());
+        assertTrue(l.describe().contains("capacitiesSeeded=1"), l.describe());
     }
 
     @Test

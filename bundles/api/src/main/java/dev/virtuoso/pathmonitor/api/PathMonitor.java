@@ -76,6 +76,36 @@ public interface PathMonitor extends PathStateView, AutoCloseable {
     }
 
     /**
+     * Offers the path a capacity another connection of this host measured recently on the same
+     * path pair (same device, local and remote vNIC, path MTU, this direction): the core shares
+     * probe results between the connections of one connector so that each does not probe the
+     * same link afresh. Called on the engine thread right after {@link #onPathAdded} for a new
+     * slot, before any probe of it is handed out. A monitor that takes it uses it as the path's
+     * probed capacity (the link's, not a per-connection share) and drops the path's connect-time
+     * probe flows; one that refuses probes as usual.
+     *
+     * @param path the slot just added
+     * @param bytesPerSecond the shared probed capacity, positive
+     * @param ageNanos how long ago it was measured
+     * @return true if taken (no connect-time probe of the path follows)
+     * @since 1.2
+     */
+    default boolean seedCapacity(int path, double bytesPerSecond, long ageNanos) {
+        return false;
+    }
+
+    /**
+     * @param path path slot
+     * @return how many of this monitor's own probe flows set the path's probed capacity so far (a
+     *     seeded capacity does not count): the core shares {@link #probedCapacity} with other
+     *     connections each time this grows
+     * @since 1.2
+     */
+    default long capacityMeasurements(int path) {
+        return 0;
+    }
+
+    /**
      * Asks for the next probe WRITE to post now. Call repeatedly in each duty cycle until it
      * returns false. Each request returned must be posted (then completed with
      * {@link #onProbeCompleted}) or, if it cannot be posted, reported at once with outcome

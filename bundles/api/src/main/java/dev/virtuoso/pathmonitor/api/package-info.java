@@ -17,9 +17,13 @@
  * into the peer's scratch region, reporting its completion with {@code onProbeCompleted};</li>
  * <li>hands the monitor to the policy sessions as their {@code PathStateView}.</li>
  * </ol>
+ * Since 1.2 the core also shares probe results between its connections: a new path whose path
+ * pair another connection probed is offered that capacity
+ * ({@link dev.virtuoso.pathmonitor.api.PathMonitor#seedCapacity}), and each capacity a monitor
+ * measures ({@link dev.virtuoso.pathmonitor.api.PathMonitor#capacityMeasurements}) is shared.
  * Every method of a monitor except {@code statistics} and {@code close} is called on that engine
  * thread only; none blocks, none allocates in steady state.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package dev.virtuoso.pathmonitor.api;

@@ -43,6 +43,12 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  * <p>With {@code pathmonitor.probeOnPathAdded=false} (set by the core on the accepting side, whose
  * connect-time probes wait for the connecting side's) an added path is probed only on
  * {@link #requestProbe}.
+ *
+ * <p>A new path may instead start with another connection's recent measurement of the same path
+ * pair ({@link #seedCapacity}, no older than {@code sharedCapacityMaxAgeMillis}): it is the
+ * link's capacity, which is what the load balancers weigh paths by, so the connect-time flows are
+ * skipped. Each capacity this monitor measures itself counts in {@link #capacityMeasurements},
+ * from which the core refreshes the shared entry.
  */
 final class ConnectionPathMonitor implements PathMonitor {
     private static final long HOUSEKEEPING_NANOS = 1_000_000L;
@@ -258,6 +264,35 @@ final class ConnectionPathMonitor implements PathMonitor {
     @Override
     public void chunkLimits(ChunkLimits l) {
         limits = l != null ? l : ChunkLimits.NONE;
+    }
+
+    /**
+     * Takes another connection's recent measurement of the same path pair when it is no older than
+     * {@code sharedCapacityMaxAgeMillis} (0: never) and the path has not started probing or
+     * measured anything itself: the path then starts with that capacity and its connect-time probe
+     * flows are dropped (on the accepting side the core does not ask for them).
+     */
+    @Override
+    public boolean seedCapacity(int path, double bytesPerSecond, long ageNanos) {
+        PathRecord r = existing(path);
+        long maxAge = settings.sharedCapacityMaxAgeNanos();
+        boolean fresh = maxAge > 0 && ageNanos >= 0 && ageNanos <= maxAge;
+        boolean valid = bytesPerSecond > 0 && !Double.isInfinite(bytesPerSecond);
+        boolean unprobed = r.state == PathState.UP && !r.probation && r.probe != PathRecord.Probe.RUNNING
+                && r.probedCapacity == 0 && r.initialFlowsDone == 0;
+        if (closed || !fresh || !valid || !unprobed) {
+            return false;
+        }
+        r.probedCapacity = bytesPerSecond;
+        r.probe = PathRecord.Probe.IDLE;
+        r.publish(health(r));
+        return true;
+    }
+
+    @Override
+    public long capacityMeasurements(int path) {
+        PathRecord r = record(path);
+        return r == null ? 0 : r.capacityMeasurements;
     }
 
     @Override
@@ -515,8 +550,10 @@ final class ConnectionPathMonitor implements PathMonitor {
             } else {
                 if (r.probeFlowFull) {
                     r.probedCapacity = first ? r.initialBest : capacity;
+                    r.capacityMeasurements++;
                 } else if (r.probedCapacity == 0) {
                     r.probedCapacity = capacity;
+                    r.capacityMeasurements++;
                 }
                 r.probesCompleted++;
                 r.probation = false;

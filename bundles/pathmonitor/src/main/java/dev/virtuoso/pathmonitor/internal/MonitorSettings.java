@@ -11,11 +11,14 @@ import dev.virtuoso.util.TypedProperties;
  */
 record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeIntervalNanos,
         int probeParallelPaths, int initialProbeFlows, long rateTimeConstantNanos, long minSampleNanos, long stallTimeoutNanos,
-        int errorThreshold, long errorCooldownNanos, long maxErrorCooldownNanos, boolean probeOnPathAdded) {
+        int errorThreshold, long errorCooldownNanos, long maxErrorCooldownNanos, boolean probeOnPathAdded,
+        long sharedCapacityMaxAgeNanos) {
 
     /** The paper's minimum probe flow. */
     static final long MIN_PROBE_FLOW_BYTES = 512 * 1024;
     private static final long MS = 1_000_000L;
+    /** Default of {@code sharedCapacityMaxAgeMillis}, in nanoseconds. */
+    static final long DEFAULT_SHARED_CAPACITY_MAX_AGE_NANOS = 30_000 * MS;
     /** The defaults of {@link PathMonitorConfig}, for use without ConfigAdmin. */
     static final MonitorSettings DEFAULTS = new MonitorSettings(MIN_PROBE_FLOW_BYTES, 131072, 0, 0, 4, 200 * MS,
             1000 * 1000L, 1000 * MS, 3, 100 * MS, 30_000 * MS, true);
@@ -39,6 +42,16 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
         atLeast("errorThreshold", errorThreshold, 1);
         atLeast("errorCooldownMillis", errorCooldownNanos, 1);
         atLeast("maxErrorCooldownMillis", maxErrorCooldownNanos, errorCooldownNanos);
+        atLeast("sharedCapacityMaxAgeMillis", sharedCapacityMaxAgeNanos, 0);
+    }
+
+    /** Settings with the default {@code sharedCapacityMaxAgeMillis}. */
+    MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeIntervalNanos, int probeParallelPaths,
+            int initialProbeFlows, long rateTimeConstantNanos, long minSampleNanos, long stallTimeoutNanos,
+            int errorThreshold, long errorCooldownNanos, long maxErrorCooldownNanos, boolean probeOnPathAdded) {
+        this(probeFlowBytes, probeWriteBytes, probeIntervalNanos, probeParallelPaths, initialProbeFlows,
+                rateTimeConstantNanos, minSampleNanos, stallTimeoutNanos, errorThreshold, errorCooldownNanos,
+                maxErrorCooldownNanos, probeOnPathAdded, DEFAULT_SHARED_CAPACITY_MAX_AGE_NANOS);
     }
 
     /** @return settings from a configuration, without overrides */
@@ -46,7 +59,7 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
         return new MonitorSettings(c.probeFlowBytes(), c.probeWriteBytes(), millis(c.probeIntervalMillis()),
                 c.probeParallelPaths(), c.initialProbeFlows(), millis(c.rateTimeConstantMillis()), c.minSampleMicros() * 1_000L,
                 millis(c.stallTimeoutMillis()), c.errorThreshold(), millis(c.errorCooldownMillis()),
-                millis(c.maxErrorCooldownMillis()), true);
+                millis(c.maxErrorCooldownMillis()), true, millis(c.sharedCapacityMaxAgeMillis()));
     }
 
     /**
@@ -68,7 +81,8 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
                 p.getInt("errorThreshold", errorThreshold),
                 millis(p.getLong("errorCooldownMillis", errorCooldownNanos / 1_000_000L)),
                 millis(p.getLong("maxErrorCooldownMillis", maxErrorCooldownNanos / 1_000_000L)),
-                p.getBoolean(PROBE_ON_PATH_ADDED, probeOnPathAdded));
+                p.getBoolean(PROBE_ON_PATH_ADDED, probeOnPathAdded),
+                millis(p.getLong("sharedCapacityMaxAgeMillis", sharedCapacityMaxAgeNanos / 1_000_000L)));
     }
 
     private static long millis(long ms) {

@@ -53,4 +53,9 @@ public @interface PathMonitorConfig {
 
     @AttributeDefinition(description = "Longest pause after errors.", min = "1")
     long maxErrorCooldownMillis() default 30000;
+
+    @AttributeDefinition(description = "A new path whose path pair (device, local and remote vNIC, MTU) another"
+            + " connection of the connector probed at most this long ago starts with that capacity and skips its"
+            + " connect-time probe flows; older or no measurement: probed as usual. 0 = never shared.", min = "0")
+    long sharedCapacityMaxAgeMillis() default 30000;
 }

@@ -89,6 +89,8 @@ final class PathRecord {
     double initialBest;
     long probesFailed;
     long nextPeriodicProbeNanos;
+    /** This monitor's own probe flows that set {@link #probedCapacity} (shared by the core). */
+    long capacityMeasurements;
 
     private final AtomicLongArray published = new AtomicLongArray(FIELDS);
 

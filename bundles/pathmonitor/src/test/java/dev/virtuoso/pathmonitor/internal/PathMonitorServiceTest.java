@@ -77,6 +77,11 @@ class PathMonitorServiceTest {
             public long maxErrorCooldownMillis() {
                 return 30000;
             }
+
+            @Override
+            public long sharedCapacityMaxAgeMillis() {
+                return 30000;
+            }
         };
     }
 

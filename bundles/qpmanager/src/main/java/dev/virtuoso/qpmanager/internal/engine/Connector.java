@@ -43,6 +43,8 @@ import dev.virtuoso.spi.verbs.Vnic;
  *
  * <p>With a {@link PathMonitorFactory} set ({@link #pathMonitors}), each new connection gets its own
  * path monitor as the policies' view; without one, connections use the core's {@link PathTable}.
+ * The monitors' probe results are shared between the connections per path pair
+ * ({@link SharedCapacities}, owned by this connector).
  */
 public final class Connector implements MultipathConnector, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Connector.class.getName());
@@ -64,6 +66,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private final EngineGroup engines;
     /** Runs every connection's control channel on a fixed number of threads; owned by this connector. */
     private final ControlIo controlIo;
+    /** Probe results per path pair, shared by this connector's connections; cleared on close. */
+    private final SharedCapacities capacities = new SharedCapacities();
     private final boolean ownsEngines;
     private final AtomicLong nextId = new AtomicLong();
     private final Map<MpConnection, VerbsProvider> connections = new ConcurrentHashMap<>();
@@ -288,7 +292,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         checkOpen();
         PolicyBinder.check(registry, options);
         VerbsProvider provider = provider(options);
-        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null, engines.assign(), controlIo);
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, null, engines.assign(), controlIo,
+                capacities);
         setup.client = true;
         try {
             BootstrapLimits limits = bootstrap;
@@ -364,7 +369,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         } catch (IOException e) {
             throw new VirtuosoException(Reason.IO, "cannot set up accepted connection: " + e.getMessage(), e);
         }
-        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals, engines.assign(), controlIo);
+        Setup setup = new Setup(newId(), options, settings, provider, reassembler, locals, engines.assign(), controlIo,
+                capacities);
         try {
             Handshake.Result hr = Handshake.server(fc, options.sharedSecret(), options.handshakeTimeout(),
                     deadlineNanos, peerLimits, admission, setup);
@@ -466,8 +472,12 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         listeners.remove(l);
     }
 
-    /** Disconnects every connection opened through a provider that went away. */
+    /**
+     * Disconnects every connection opened through a provider that went away, and forgets its
+     * probe results (a provider bound again is a new instance, maybe configured differently).
+     */
     public void providerGone(VerbsProvider p) {
+        capacities.forget(p);
         for (Map.Entry<MpConnection, VerbsProvider> e : connections.entrySet()) {
             if (e.getValue() == p) {
                 e.getKey().engine().requestClose(0);
@@ -492,6 +502,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             c.engine().join(5000);
         }
         controlIo.close(CONTROL_IO_STOP_MILLIS);
+        capacities.clear();
         if (ownsEngines) {
             engines.close();
         }

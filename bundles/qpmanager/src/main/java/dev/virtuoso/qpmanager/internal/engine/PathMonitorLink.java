@@ -47,6 +47,12 @@ import dev.virtuoso.spi.verbs.IbvWrOpcode;
  * accepting side's monitor is created with {@code pathmonitor.probeOnPathAdded=false} and its
  * paths are probed ({@code requestProbe}) when PROBES_DONE arrives, or after
  * {@link #PEER_PROBES_WAIT_NANOS} without it.
+ *
+ * <p>Probe results are shared between the connector's connections per path pair
+ * ({@link SharedCapacities}): a new path whose pair has an entry is offered it
+ * ({@code PathMonitor.seedCapacity}); a path the monitor takes it for is not probed at connect
+ * (on the accepting side the link does not ask), and each capacity the monitor measures itself
+ * ({@code capacityMeasurements} grows, connect-time or later) replaces the entry.
  */
 final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PathMonitorLink.class.getName());
@@ -80,6 +86,15 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     private final ProbeRequest request = new ProbeRequest();
     private final PathStatistics statistics = new PathStatistics();
     private final boolean[] usable;
+    /** The connector's probe results of this device, or {@code null}: not shared. */
+    private final SharedCapacities.Scope shared;
+    /** Per path: its pair (set when added). */
+    private final SharedCapacities.PathPair[] pairs;
+    /** Per path: it started with a shared capacity (not probed at connect). */
+    private final boolean[] seeded;
+    /** Per path: the monitor's {@code capacityMeasurements} last shared. */
+    private final long[] measurementsShared;
+    private long capacitiesSeeded;
     /** Slots the monitor has heard of through onPathAdded (reused slots are not added twice). */
     private int announced;
     private final ControlWriter control;
@@ -111,9 +126,11 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
      * @param factory the factory that created {@code monitor}, or {@code null}
      * @param control writes PROBES_DONE (connecting side)
      * @param connecting whether this side connected (it probes first) or accepted
+     * @param shared the connector's probe results of this device, or {@code null}
      */
     PathMonitorLink(String connectionId, PathTable table, PathManager paths, IbvMr scratch, ScratchRegion peerScratch,
-            PathMonitor monitor, PathMonitorFactory factory, ControlWriter control, boolean connecting) {
+            PathMonitor monitor, PathMonitorFactory factory, ControlWriter control, boolean connecting,
+            SharedCapacities.Scope shared) {
         this.connectionId = connectionId;
         this.table = table;
         this.paths = paths;
@@ -122,6 +139,10 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         this.monitor = monitor;
         this.factory = factory;
         this.usable = new boolean[table.capacity()];
+        this.shared = shared;
+        this.pairs = new SharedCapacities.PathPair[table.capacity()];
+        this.seeded = new boolean[table.capacity()];
+        this.measurementsShared = new long[table.capacity()];
         this.control = control;
         this.connecting = connecting;
         this.stagger = connecting ? Stagger.PROBING : Stagger.WAITING;
@@ -313,7 +334,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         try {
             int n = Math.min(table.pathCount(), m.pathCount());
             for (int p = 0; p < n; p++) {
-                if (table.state(p) == PathState.UP) {
+                if (table.state(p) == PathState.UP && !seeded[p]) {
                     m.requestProbe(p);
                 }
             }
@@ -369,6 +390,7 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
                     // the core's view keeps the last measurement should the monitor go away
                     table.probedCapacity(p, capacity);
                 }
+                share(m, p, capacity);
             } catch (RuntimeException e) {
                 fault(e);
             }
@@ -479,6 +501,8 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
     public void pathAdded(int path) {
         if (monitor != null && !detachRequested) {
             try {
+                pairs[path] = shared == null ? null : shared.pair(paths.slot(path));
+                seeded[path] = false;
                 if (path < announced) {
                     // the released slot of a removed path, reused: to the monitor (whose SPI adds
                     // slots in order) it is that path coming back UP, on probation until probed
@@ -486,14 +510,41 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
                 } else {
                     monitor.onPathAdded(path);
                     announced = path + 1;
+                    seeded[path] = seed(monitor, path);
                 }
-                if (!connecting && stagger == Stagger.DONE) {
+                if (!connecting && stagger == Stagger.DONE && !seeded[path]) {
                     // this side's monitor does not probe added paths by itself (see the class comment)
                     monitor.requestProbe(path);
                 }
                 usable[path] = monitor.usable(path);
             } catch (RuntimeException e) {
                 fault(e);
+            }
+        }
+    }
+
+    /** Offers a new path its pair's shared capacity. @return true if the monitor took it */
+    private boolean seed(PathMonitor m, int path) {
+        SharedCapacities.PathPair pair = pairs[path];
+        SharedCapacities.Measurement found = pair == null ? null : shared.capacities().find(pair);
+        if (found == null) {
+            return false;
+        }
+        if (!m.seedCapacity(path, found.bytesPerSecond(), Math.max(0, now - found.measuredAtNanos()))) {
+            return false;
+        }
+        table.probedCapacity(path, found.bytesPerSecond());
+        capacitiesSeeded++;
+        return true;
+    }
+
+    /** After a probe completion: a capacity the monitor measured itself replaces its pair's entry. */
+    private void share(PathMonitor m, int path, double capacity) {
+        long n = m.capacityMeasurements(path);
+        if (n != measurementsShared[path]) {
+            measurementsShared[path] = n;
+            if (pairs[path] != null && capacity > 0) {
+                shared.capacities().record(pairs[path], capacity, now);
             }
         }
     }
@@ -605,12 +656,18 @@ final class PathMonitorLink implements ChunkObserver, PathEvents, AutoCloseable 
         return monitorFaults;
     }
 
+    /** @return paths that started with another connection's probed capacity instead of probing */
+    long capacitiesSeeded() {
+        return capacitiesSeeded;
+    }
+
     /** @return a one-line diagnostic */
     String describe() {
         return "monitor=" + (monitor != null ? "bound" : "none") + " probesPosted=" + probesPosted + " probesRefused="
                 + probesRefused + " stagger=" + stagger + " peerProbesTimeouts=" + peerProbesTimeouts
                 + " probeErrors=" + probeErrors + " staleProbeCqes=" + staleProbeCompletions
-                + " probesInFlight=" + probes.inUse() + " monitorFaults=" + monitorFaults
+                + " probesInFlight=" + probes.inUse() + " capacitiesSeeded=" + capacitiesSeeded
+                + " monitorFaults=" + monitorFaults
                 + (lastFault != null ? " lastFault=" + lastFault : "") + " connection=" + connectionId;
     }
 }

@@ -44,6 +44,8 @@ final class Setup implements PathSetup, AutoCloseable {
     final EngineAgent agent;
     /** The connector's control I/O, which will run the connection's control channel. */
     final ControlIo controlIo;
+    /** The connector's probe results per path pair, or {@code null}: not shared. */
+    private final SharedCapacities capacities;
     private final ReceiveParams params;
     private List<InetAddress> locals;
     /** Size of the probe scratch region each side registers. */
@@ -61,10 +63,12 @@ final class Setup implements PathSetup, AutoCloseable {
     /**
      * @param agent counted as serving this connection from now on; uncounted by {@link #close()} unless handed over
      * @param controlIo the connector's control I/O
+     * @param capacities the connector's probe results per path pair, or {@code null}
      */
     Setup(String id, ConnectOptions options, CoreSettings settings, VerbsProvider provider, Reassembler reassembler,
-            List<InetAddress> locals, EngineAgent agent, ControlIo controlIo) {
+            List<InetAddress> locals, EngineAgent agent, ControlIo controlIo, SharedCapacities capacities) {
         this.id = id;
+        this.capacities = capacities;
         this.agent = agent;
         this.controlIo = controlIo;
         this.options = options;
@@ -132,6 +136,11 @@ final class Setup implements PathSetup, AutoCloseable {
 
     List<InetAddress> locals() {
         return locals;
+    }
+
+    /** @return the shared probe results of this connection's device, or {@code null}; after {@link #open()} */
+    SharedCapacities.Scope sharedCapacities() {
+        return capacities == null ? null : capacities.scope(provider, res.context.deviceName());
     }
 
     /** The addresses the handshake pairs into paths: at most {@code maxPaths} of them. */

@@ -65,6 +65,8 @@ final class LinkRig implements AutoCloseable {
     final ScriptedMonitor monitor = new ScriptedMonitor();
     final PathMonitorFactory factory = (id, props, bytes) -> monitor;
     PathManager paths;
+    /** The probe results the next {@link #link} shares, or {@code null}. */
+    SharedCapacities.Scope shared;
     ControlIo io;
     ControlChannel channel;
     SocketChannel socket;
@@ -122,7 +124,8 @@ final class LinkRig implements AutoCloseable {
     /** A link over {@code monitor} (or none) with {@code n} paths added through the path manager. */
     PathMonitorLink link(boolean withMonitor, boolean connecting, int n) throws Exception {
         PathMonitorLink l = new PathMonitorLink("c1", table, paths, scratch(), new ScratchRegion(PEER_ADDR, RKEY,
-                PEER_SCRATCH), withMonitor ? monitor : null, withMonitor ? factory : null, writer, connecting);
+                PEER_SCRATCH), withMonitor ? monitor : null, withMonitor ? factory : null, writer, connecting,
+                shared);
         PolicyBinder binder = new PolicyBinder(new PolicyRegistry(), dev.virtuoso.api.ConnectOptions.builder().build(),
                 "c1", decomp, l.view());
         binder.start();

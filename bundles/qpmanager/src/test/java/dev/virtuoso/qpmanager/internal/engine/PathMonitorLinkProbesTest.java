@@ -127,7 +127,7 @@ class PathMonitorLinkProbesTest {
     @Test
     void theSmallerScratchRegionBoundsAProbe() throws Exception {
         PathMonitorLink l = new PathMonitorLink("c1", rig.table, rig.paths, rig.scratch(), new ScratchRegion(LinkRig.PEER_ADDR, LinkRig.RKEY, 2048),
-                rig.monitor, rig.factory, rig.writer, true);
+                rig.monitor, rig.factory, rig.writer, true, null);
         l.attach(rig.decomp, null);
         rig.paths.events(l);
         rig.paths.addEstablished(new PathSlot(InetAddress.getByName("10.0.1.1"), InetAddress.getByName("10.0.2.1"), 0,

@@ -152,7 +152,7 @@ class PathMonitorLinkTest {
             rig.monitor.throwOn = hook;
             rig.monitor.events.clear();
             PathMonitorLink l = new PathMonitorLink("c" + hook, rig.table, rig.paths, rig.scratch(),
-                    new ScratchRegion(LinkRig.PEER_ADDR, LinkRig.RKEY, LinkRig.PEER_SCRATCH), rig.monitor, rig.factory, rig.writer, true);
+                    new ScratchRegion(LinkRig.PEER_ADDR, LinkRig.RKEY, LinkRig.PEER_SCRATCH), rig.monitor, rig.factory, rig.writer, true, null);
             switch (hook) {
                 case "onChunkPosted" -> l.onChunkPosted(0, 1);
                 case "onChunkCompleted" -> l.onChunkCompleted(0, 1, 1, ChunkOutcome.SUCCESS);

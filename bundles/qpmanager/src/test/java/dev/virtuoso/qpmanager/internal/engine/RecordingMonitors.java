@@ -18,8 +18,8 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
 /**
  * The real path monitor factory, with every monitor wrapped so that a test can see the core's
  * calls in order (one list for both sides): path states, data posts, probe WRITEs handed out,
- * probe completions (with the monitor's count of probe flows completed right after), and any
- * call made after {@code close()}.
+ * probe completions (with the monitor's count of probe flows completed right after), shared
+ * capacities offered ("seed": taken or refused), and any call made after {@code close()}.
  */
 final class RecordingMonitors implements PathMonitorFactory {
     /** One hook call the core made. */
@@ -136,6 +136,20 @@ final class RecordingMonitors implements PathMonitorFactory {
             if (connecting && until != 0 && System.nanoTime() - until < 0) {
                 m.requestProbe(path);
             }
+        }
+
+        @Override
+        public boolean seedCapacity(int path, double bytesPerSecond, long ageNanos) {
+            check();
+            boolean taken = m.seedCapacity(path, bytesPerSecond, ageNanos);
+            events.add(new Event(id, "seed", path, taken ? "taken" : "refused", flowsDone(path)));
+            return taken;
+        }
+
+        @Override
+        public long capacityMeasurements(int path) {
+            check();
+            return m.capacityMeasurements(path);
         }
 
         @Override

@@ -26,6 +26,12 @@ final class ScriptedMonitor implements PathMonitor {
     double capacity;
     String throwOn;
     ChunkLimits limits;
+    /** Whether {@link #seedCapacity} takes what it is offered. */
+    boolean takeSeeds;
+    /** Offers seen ("path capacity ageNanos"); never cleared by the rig. */
+    final List<String> seeds = new ArrayList<>();
+    /** What {@link #capacityMeasurements} answers, per path. */
+    final long[] measurements = new long[8];
 
     private void call(String method) {
         if (method.equals(throwOn)) {
@@ -94,6 +100,18 @@ final class ScriptedMonitor implements PathMonitor {
     @Override
     public PathHealth health(int path) {
         return usable[path] ? PathHealth.HEALTHY : PathHealth.DOWN;
+    }
+
+    @Override
+    public boolean seedCapacity(int path, double bytesPerSecond, long ageNanos) {
+        call("seedCapacity");
+        seeds.add(path + " " + (long) bytesPerSecond + " " + ageNanos);
+        return takeSeeds;
+    }
+
+    @Override
+    public long capacityMeasurements(int path) {
+        return measurements[path];
     }
 
     @Override

@@ -22,7 +22,11 @@ import dev.virtuoso.spi.policy.ChunkOutcome;
  * failure: on a lossy path with no QP retries every congestion loss fails the QP, and a probation
  * flow after each of those repairs kept the path out for tens of milliseconds per loss although
  * the link was fine; its next data chunk is the probe instead. If that one fails too (nothing
- * carried since the repair: a broken link, not a loss), the path goes on probation.
+ * carried since the repair: a broken link, not a loss), the path goes on probation. A side that
+ * posted no data chunk on the path since its last UP (the receiver of a one-way transfer, whose
+ * peer's loss repaired the path) skips probation as well if the path ever carried anything: it has
+ * no data to keep off the path, and its probe flows would share the link with the peer's ACKs. A
+ * path that never carried anything stays on probation until a flow gets through.
  *
  * <p>Probe flows back off like the paper's chunk probe: a flow is posted as one burst, and a link
  * whose buffer (or the QP's ACK timeout) cannot take that burst fails it every time, which would
@@ -212,9 +216,13 @@ final class ConnectionPathMonitor implements PathMonitor {
         PathState old = r.state;
         r.state = state;
         if (state == PathState.UP && old != PathState.UP) {
-            boolean lossOnAWorkingPath = old == PathState.RECOVERING && r.carriedSinceUp;
+            boolean provenBefore = r.probesCompleted > 0 || r.chunksCompleted > 0;
+            // a path that failed while on probation stays on it
+            boolean nothingToProve = old == PathState.RECOVERING && !r.probation
+                    && (r.carriedSinceUp || (!r.postedSinceUp && provenBefore));
             r.carriedSinceUp = false;
-            r.probation = probeWrBytes > 0 && !lossOnAWorkingPath;
+            r.postedSinceUp = false;
+            r.probation = probeWrBytes > 0 && !nothingToProve;
             r.consecutiveErrors = 0;
             r.pausedUntilNanos = now;
             r.cooldownNanos = settings.errorCooldownNanos();
@@ -240,6 +248,7 @@ final class ConnectionPathMonitor implements PathMonitor {
     @Override
     public void onChunkPosted(int path, long bytes) {
         PathRecord r = existing(path);
+        r.postedSinceUp = true;
         addInFlight(r, bytes);
         r.publish(health(r));
     }

@@ -53,6 +53,13 @@ final class PathRecord {
      * repaired path rejoins without probation and its next data chunk is the probe.
      */
     boolean carriedSinceUp;
+    /**
+     * This side posted a data chunk on the path since it last came UP. Probation keeps this side's
+     * data off a path that may be broken: a side with none at stake (the receiver of a one-way
+     * transfer, repaired because of its peer's loss) skips it, since its probe flows would only
+     * share the link with the peer's ACKs.
+     */
+    boolean postedSinceUp;
     boolean probeAgain;
     boolean probeFailed;
     /**

@@ -514,10 +514,17 @@ class ConnectionPathMonitorTest {
             m.onPathState(0, PathState.RECOVERING);
             m.onPathState(0, PathState.UP);
             assertTrue(m.usable(0), "a flow got through since the last UP: no probation, round " + round);
-            // the peer repairs the path again before anything crossed it (a broken link)
+            // the peer repairs the path again (its loss): this side has no data on it, nothing at stake
             m.onPathState(0, PathState.RECOVERING);
             m.onPathState(0, PathState.UP);
-            assertFalse(m.usable(0), "nothing carried since the repair: on probation, round " + round);
+            assertTrue(m.usable(0), "no data of this side posted since the last UP: no probation, round " + round);
+            assertFalse(m.nextProbe(new ProbeRequest()), "and no probe flow, round " + round);
+            // this side's first data chunk fails: nothing carried since the repair, a broken link
+            m.onChunkPosted(0, 64 * KIB);
+            m.onChunkCompleted(0, 64 * KIB, 5 * MS, ChunkOutcome.RETRY_EXCEEDED);
+            m.onPathState(0, PathState.RECOVERING);
+            m.onPathState(0, PathState.UP);
+            assertFalse(m.usable(0), "its data failed before anything got through: on probation, round " + round);
             t += 60_000 * MS;
             m.tick(t);
             ProbeRequest req = new ProbeRequest();

@@ -191,14 +191,19 @@ class PathMonitorWiringTest {
             }
             assertTrue(p.client.pathStats().get(1).bytesCompleted() > before, "path 1 carries data again");
 
-            // after its failure, a data chunk is posted on path 1 only if the path carried something
-            // (a data chunk or a probe flow) between its previous UP and the failure (a loss on a
-            // working path), or if a probe flow succeeded after its latest UP (a broken link on
-            // probation); while the link is down it fails again before carrying anything, so
-            // probation must have ended at least once
+            // after its failure, a data chunk is posted on path 1 only while it is UP and not on
+            // probation. A repaired path skips probation if it was not on probation when it failed
+            // and carried something (a data chunk or a probe flow) between its previous UP and the
+            // failure (a loss on a working path), or posted no data since that UP and carried
+            // something before (nothing at stake); otherwise it stays out until a probe flow
+            // succeeds after its latest UP. While the link is down the path fails again before
+            // carrying anything, so probation must have ended at least once
             boolean failed = false;
+            boolean recovering = false;
             boolean onProbation = false;
             boolean carried = false;
+            boolean everCarried = false;
+            boolean posted = false;
             long flowsAtUp = 0;
             int postsAfterFailure = 0;
             int ups = 0;
@@ -211,27 +216,37 @@ class PathMonitorWiringTest {
                     case "state" -> {
                         if (e.detail().equals("RECOVERING")) {
                             failed = true;
-                            onProbation = true;
+                            recovering = true;
                         } else if (e.detail().equals("UP") && failed) {
                             ups++;
-                            onProbation = !carried;
+                            recovering = false;
+                            boolean nothingToProve = !onProbation && (carried || (!posted && everCarried));
+                            onProbation = !nothingToProve;
                             carried = false;
+                            posted = false;
                             flowsAtUp = e.probeFlowsDone();
                         }
                     }
-                    case "complete" -> carried |= e.detail().equals("SUCCESS");
+                    case "complete" -> {
+                        if (e.detail().equals("SUCCESS")) {
+                            carried = true;
+                            everCarried = true;
+                        }
+                    }
                     case "probe" -> {
                         if (e.detail().equals("SUCCESS") && e.probeFlowsDone() > flowsAtUp) {
                             carried = true;
-                            if (failed && onProbation) {
+                            everCarried = true;
+                            if (onProbation) {
                                 onProbation = false;
                                 probationsEnded++;
                             }
                         }
                     }
                     case "post" -> {
+                        posted = true;
                         if (failed) {
-                            assertFalse(onProbation, "chunk posted on path 1 before a probe flow succeeded: "
+                            assertFalse(recovering || onProbation, "chunk posted on path 1 while it was out: "
                                     + monitors.of(p.client.id(), "state", 1) + " " + monitors.of(p.client.id(), "probe", 1));
                             postsAfterFailure++;
                         }

@@ -375,6 +375,16 @@ class ConnectionPathMonitorTest {
         assertEquals(0, m.unexpectedCompletions());
     }
 
+    /** Completes path 0's connect-time flows, 100 ms apart, until one sets its capacity. @return the time */
+    private static long probeUntilMeasured(ConnectionPathMonitor m) {
+        long t = 0;
+        while (m.statistics(0, new PathStatistics()).probesCompleted == 0) {
+            t += 100 * MS;
+            completeFlow(m, t, ChunkOutcome.SUCCESS);
+        }
+        return t;
+    }
+
     /** Completes every probe WRITE handed out now with {@code outcome}. @return the flow's bytes */
     private static long completeFlow(ConnectionPathMonitor m, long at, ChunkOutcome outcome) {
         return completeFlow(m, at, outcome, 1 * MS);
@@ -451,11 +461,7 @@ class ConnectionPathMonitorTest {
     void probationAfterADataChunkFailedIsOneWriteOfTheLastChunkThePathTook() {
         ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
         m.onPathAdded(0);
-        long t = 0;
-        while (m.statistics(0, new PathStatistics()).probesCompleted == 0) {
-            t += 100 * MS;
-            completeFlow(m, t, ChunkOutcome.SUCCESS);
-        }
+        long t = probeUntilMeasured(m);
         double capacity = m.probedCapacity(0);
         // a shallow buffer: 60000-byte data chunks get through, a larger one fails the QP
         for (int i = 0; i < 8; i++) {
@@ -541,11 +547,7 @@ class ConnectionPathMonitorTest {
     void lossesOnAPathThatKeepsCarryingDataNeverPutItOnProbation() {
         ConnectionPathMonitor m = new ConnectionPathMonitor("c1", defaults(), 128 * KIB, 0);
         m.onPathAdded(0);
-        long t = 0;
-        while (m.statistics(0, new PathStatistics()).probesCompleted == 0) {
-            t += 100 * MS;
-            completeFlow(m, t, ChunkOutcome.SUCCESS);
-        }
+        long t = probeUntilMeasured(m);
         long probes = m.statistics(0, new PathStatistics()).probesCompleted;
         ProbeRequest req = new ProbeRequest();
         // retry 0 on a shallow buffer: every few chunks one loses a packet and fails the QP

@@ -1,5 +1,7 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -10,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.PathStats;
 import dev.virtuoso.decomposer.internal.DecomposerComponent;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
@@ -71,6 +74,20 @@ final class Fabric implements AutoCloseable {
                         new ReassemblerComponent(), policies, settings)
                 : new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
                         new ReassemblerComponent(), policies, settings, engines);
+    }
+
+    /** Waits (at most 10 s) until every path of {@code c} reports a probed capacity. */
+    static List<PathStats> awaitProbed(MultipathConnection c) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        List<PathStats> s = c.pathStats();
+        while (s.stream().anyMatch(p -> p.probedCapacity() <= 0) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            s = c.pathStats();
+        }
+        for (PathStats p : s) {
+            assertTrue(p.probedCapacity() > 0, "path " + p.pathId() + " has a probed capacity: " + s);
+        }
+        return s;
     }
 
     static InetAddress ip(String s) {

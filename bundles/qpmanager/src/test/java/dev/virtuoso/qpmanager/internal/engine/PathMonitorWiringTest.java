@@ -24,26 +24,6 @@ import dev.virtuoso.policy.lb.proportional.ProportionalPolicy;
 class PathMonitorWiringTest {
     private static final double MBIT = 1e6 / 8;
 
-    /** Waits until every path of {@code c} reports a probed capacity. */
-    private static List<PathStats> awaitProbed(MultipathConnection c) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        List<PathStats> s = c.pathStats();
-        while (s.stream().anyMatch(p -> p.probedCapacity() <= 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            s = c.pathStats();
-        }
-        for (PathStats p : s) {
-            assertTrue(p.probedCapacity() > 0, "path " + p.pathId() + " probed at connect: " + s);
-        }
-        return s;
-    }
-
-    /** @return probe flows completed on a path of a connection, as last recorded */
-    private static long flowsDone(RecordingMonitors monitors, String connection, int path) {
-        List<RecordingMonitors.Event> probes = monitors.of(connection, "probe", path);
-        return probes.isEmpty() ? 0 : probes.get(probes.size() - 1).probeFlowsDone();
-    }
-
     @Test
     void probesEveryPathAtConnectAndSplitsInProportionToCapacity() throws Exception {
         try (Fabric f = new Fabric("rate=200m", "rate=50m")) {
@@ -54,14 +34,14 @@ class PathMonitorWiringTest {
             Pair p = new Pair(f.connect(o, Fabric.options()), 8 << 20);
             assertEquals(2, monitors.created.get(), "one monitor per side");
 
-            awaitProbed(p.client);
+            Fabric.awaitProbed(p.client);
             // the connect-time flows ran on cold (interpreted) code; measure again warm
             p.write(8 << 20);
             for (int path = 0; path < 2; path++) {
                 monitors.real.probe(p.client.id(), String.valueOf(path));
             }
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!(flowsDone(monitors, p.client.id(), 0) >= 2 && flowsDone(monitors, p.client.id(), 1) >= 2)
+            while (!(monitors.flowsDone(p.client.id(), 0) >= 2 && monitors.flowsDone(p.client.id(), 1) >= 2)
                     && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
@@ -101,8 +81,8 @@ class PathMonitorWiringTest {
             RecordingMonitors monitors = new RecordingMonitors();
             f.connector.pathMonitors(monitors);
             MultipathConnection[] cs = f.connect(Fabric.options(), Fabric.options());
-            awaitProbed(cs[0]);
-            awaitProbed(cs[1]);
+            Fabric.awaitProbed(cs[0]);
+            Fabric.awaitProbed(cs[1]);
             String client = cs[0].id();
             String server = cs[1].id();
             List<RecordingMonitors.Event> all;
@@ -154,7 +134,7 @@ class PathMonitorWiringTest {
             assertEquals(1, accepted.peerProbesTimeouts(), "it gave up waiting: " + accepted.describe());
             assertFalse(accepted.peerProbesDone(), "PROBES_DONE had not arrived: " + accepted.describe());
 
-            awaitProbed(cs[1]);
+            Fabric.awaitProbed(cs[1]);
             // the connecting side's PROBES_DONE still arrives, late, and is accepted
             while (!accepted.peerProbesDone() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
@@ -172,7 +152,7 @@ class PathMonitorWiringTest {
             // 67 ms ACK timeout: well above the queueing of a 512 KiB probe flow at 400 Mbit/s
             var o = Fabric.options().ackTimeout(14).retryCount(3).chunkSize(256 * 1024);
             Pair p = new Pair(f.connect(o, Fabric.options().ackTimeout(14).retryCount(3)), 16 << 20);
-            awaitProbed(p.client);
+            Fabric.awaitProbed(p.client);
             p.write(4 << 20);
 
             f.links.get(1).down();
@@ -270,7 +250,7 @@ class PathMonitorWiringTest {
             f.policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
             var o = Fabric.options().loadBalancer(ProportionalPolicy.NAME).chunkSize(256 * 1024);
             Pair p = new Pair(f.connect(o, Fabric.options()), 24 << 20);
-            List<PathStats> probed = awaitProbed(p.client);
+            List<PathStats> probed = Fabric.awaitProbed(p.client);
             MpConnection client = (MpConnection) p.client;
             assertTrue(client.engine().monitor().monitored());
 

@@ -53,6 +53,12 @@ final class RecordingMonitors implements PathMonitorFactory {
         }
     }
 
+    /** @return probe flows completed on a path of a connection, as last recorded */
+    long flowsDone(String connection, int path) {
+        List<Event> probes = of(connection, "probe", path);
+        return probes.isEmpty() ? 0 : probes.get(probes.size() - 1).probeFlowsDone();
+    }
+
     /** @return the events of one connection, in order */
     List<Event> of(String connection) {
         synchronized (events) {

@@ -23,24 +23,6 @@ class SharedProbesTest {
     private static final double MBIT = 1e6 / 8;
     private static final long WAIT_NANOS = 10_000_000_000L;
 
-    private static List<PathStats> awaitProbed(MultipathConnection c) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        List<PathStats> s = c.pathStats();
-        while (s.stream().anyMatch(p -> p.probedCapacity() <= 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            s = c.pathStats();
-        }
-        for (PathStats p : s) {
-            assertTrue(p.probedCapacity() > 0, "path " + p.pathId() + " has a capacity: " + s);
-        }
-        return s;
-    }
-
-    private static long flowsDone(RecordingMonitors monitors, String connection, int path) {
-        List<RecordingMonitors.Event> probes = monitors.of(connection, "probe", path);
-        return probes.isEmpty() ? 0 : probes.get(probes.size() - 1).probeFlowsDone();
-    }
-
     private static PathMonitorLink link(MultipathConnection c) {
         return ((MpConnection) c).engine().monitor();
     }
@@ -70,8 +52,8 @@ class SharedProbesTest {
                     .remoteAddresses(f.bAddresses.get(0), f.bAddresses.get(1));
             MultipathConnection[] first = f.connect(client, Fabric.options());
             Pair p1 = new Pair(first, 8 << 20);
-            awaitProbed(first[0]);
-            awaitProbed(first[1]);
+            Fabric.awaitProbed(first[0]);
+            Fabric.awaitProbed(first[1]);
             assertTrue(issued(monitors, first[0].id(), 0) > 0 && issued(monitors, first[0].id(), 1) > 0,
                     "the first connection probes both paths");
             // the connect-time flows ran on cold code; measure again warm: requested probes refresh the entries
@@ -80,7 +62,7 @@ class SharedProbesTest {
                 monitors.real.probe(first[0].id(), String.valueOf(path));
             }
             long deadline = System.nanoTime() + WAIT_NANOS;
-            while (!(flowsDone(monitors, first[0].id(), 0) >= 2 && flowsDone(monitors, first[0].id(), 1) >= 2)
+            while (!(monitors.flowsDone(first[0].id(), 0) >= 2 && monitors.flowsDone(first[0].id(), 1) >= 2)
                     && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
@@ -126,8 +108,8 @@ class SharedProbesTest {
             var other = client.build().toBuilder().localAddresses(f.aAddresses.get(0), f.aAddresses.get(2))
                     .remoteAddresses(f.bAddresses.get(0), f.bAddresses.get(2));
             MultipathConnection[] third = f.connect(other, Fabric.options());
-            List<PathStats> thirdClient = awaitProbed(third[0]);
-            awaitProbed(third[1]);
+            List<PathStats> thirdClient = Fabric.awaitProbed(third[0]);
+            Fabric.awaitProbed(third[1]);
             awaitStaggerOver(third[1]);
             assertEquals(fast, thirdClient.get(0).probedCapacity(), "the shared pair");
             assertTrue(thirdClient.get(1).probedCapacity() <= 100 * MBIT, "probed " + thirdClient);
@@ -141,8 +123,8 @@ class SharedProbesTest {
             var own = client.build().toBuilder().policyProperty("pathmonitor.sharedCapacityMaxAgeMillis", 0);
             MultipathConnection[] fourth = f.connect(own, Fabric.options()
                     .policyProperty("pathmonitor.sharedCapacityMaxAgeMillis", "0"));
-            awaitProbed(fourth[0]);
-            awaitProbed(fourth[1]);
+            Fabric.awaitProbed(fourth[0]);
+            Fabric.awaitProbed(fourth[1]);
             for (MultipathConnection c : fourth) {
                 for (int path = 0; path < 2; path++) {
                     assertTrue(issued(monitors, c.id(), path) > 0, "path " + path + ": " + link(c).describe());

@@ -465,6 +465,30 @@ t2_cpu() {
   echo "$c,$s"
 }
 
+# "path_repairs,mean_repair_ms" of a finished run_t2: the client's QP repairs (a path leaving the
+# placement, UP -> RECOVERING, until it is UP again) from its path-event log, and how long the path
+# was out on average
+t2_repairs() {
+  local log=$LOG_DIR/virtuoso-client-$1.log
+  [[ -s "$log" ]] || { echo ","; return; }
+  $PY - "$log" <<'PYEOF'
+import re, sys
+out, down, total = 0, {}, 0.0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r"(\d+):(\d+):(\d+\.\d+) \S*PathLifecycle path (\d+): (\w+) -> (\w+)", line)
+    if not m:
+        continue
+    t = (int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))) * 1000
+    path, old, new = int(m.group(4)), m.group(5), m.group(6)
+    if old == "UP" and new == "RECOVERING":
+        down[path] = t
+    elif old == "RECOVERING" and new == "UP" and path in down:
+        out += 1
+        total += (t - down.pop(path)) % 86400000
+print("%d,%s" % (out, "%.1f" % (total / out) if out else ""))
+PYEOF
+}
+
 # Table 2: per path count a fresh testbed with shallow queues and four systems on it, one after the
 # other: cc-chunkprobe with --retry (default 0) and with 7 retries, cc-fixed (its defaults: 1 MiB
 # chunks, 4 per path) and MPTCP. Then the
@@ -486,15 +510,22 @@ table2() {
     [[ "$l" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v l="$l" 'BEGIN { exit !(l <= 50) }' \
       || die "--loss values are percentages 0..50: $l"
   done
-  for n in $LOSS_PATHS; do
+  # (the loss table's path counts matter only when it runs)
+  for n in ${LOSS:+$LOSS_PATHS}; do
     [[ "$n" =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAXN)) || die "--loss-paths must be 1..the largest of --paths: $n"
   done
   start table2 --queue "$QUEUE" --burst "$BURST"
+  # the core's path-event log (DEBUG) in the clients' logs, for the repair columns
+  local jul=$OUT/path-events.properties
+  printf '%s\n' 'handlers=java.util.logging.ConsoleHandler' 'java.util.logging.ConsoleHandler.level=FINE' \
+    'java.util.logging.SimpleFormatter.format=%1$tT.%1$tL %3$s %5$s%n' '.level=INFO' \
+    'dev.virtuoso.qpmanager.internal.engine.PathLifecycle.level=FINE' >"$jul"
+  local BENCH_A=(ip netns exec "$NS-a" java -Djava.awt.headless=true "-Djava.util.logging.config.file=$jul" -jar "$JAR" bench)
   if [[ -n "$LOSS" ]] && ! command -v nft >/dev/null; then
     echo "experiment: installing nftables (apt-get)" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q nftables >&2 || die "could not install nftables"
   fi
-  echo "system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry,client_cpu_s,server_cpu_s" >"$CSV"
+  echo "system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,sum_max_chunk_bytes,avg_chunk_bytes,losses,tbf_drops,queue,burst,window_packets,retry,client_cpu_s,server_cpu_s,path_repairs,mean_repair_ms" >"$CSV"
   local bytes d0 f r fct cpu fresh=0
   # ACK timeout 2^12 x 4.096 us = 17 ms: longer than the shallow queue's drain, short enough to
   # find the threshold within the run
@@ -509,6 +540,7 @@ table2() {
     cpu=","
     run_t2 "$n" "$bytes" "t2-$n" --cc cc-chunkprobe --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n") \
       && cpu=$(t2_cpu "t2-$n")
+    cpu="$cpu,$(t2_repairs "t2-$n")"
     echo "cc-chunkprobe,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
       -v tail="$QUEUE,$BURST,$WINDOW,$RETRY,$cpu" "$row" | tee -a "$CSV"
     # the same probe with the QP default of 7 retries: go-back-N repairs the overflow, no QP fails,
@@ -518,6 +550,7 @@ table2() {
     cpu=","
     run_t2 "$n" "$bytes" "t2-r7-$n" --cc cc-chunkprobe --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n") \
       && cpu=$(t2_cpu "t2-r7-$n")
+    cpu="$cpu,$(t2_repairs "t2-r7-$n")"
     echo "cc-chunkprobe-retry7,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
       -v tail="$QUEUE,$BURST,$WINDOW,7,$cpu" "$row" | tee -a "$CSV"
     if ((FIXED_MSGS > 0)); then
@@ -528,13 +561,14 @@ table2() {
       cpu=","
       run_t2 "$n" $((FIXED_MSGS * n * (8 << 20))) "t2-fixed-$n" --cc cc-fixed --retry 7 "${qp[@]}" \
         && f=$(t2_fields "$n" "t2-fixed-$n") && cpu=$(t2_cpu "t2-fixed-$n")
+      cpu="$cpu,$(t2_repairs "t2-fixed-$n")"
       echo "cc-fixed-1m,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
         -v tail="$QUEUE,$BURST,$WINDOW,7,$cpu" '{ print $1, $2, $3, r, $4, $5, $6, "", "", "", "", d, tail }' | tee -a "$CSV"
     fi
     d0=$(link_drops)
     r=$(run_iperf mptcp "$n" "$bytes")
     fct=${r%% *}
-    awk -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v d=$(($(link_drops) - d0)) -v tail="$QUEUE,$BURST,,,," \
+    awk -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v d=$(($(link_drops) - d0)) -v tail="$QUEUE,$BURST,,,,,," \
       'BEGIN { g = b * 8 / f; printf "mptcp,%d,%d,%d,%.4f,%.0f,%.1f,,,,,%d,%s\n", n, b, r, f, g, 100 * g / (n * r), d, tail }' \
       | tee -a "$CSV"
     echo "$r" >"$LOG_DIR/mptcp-t2-$n.txt"

@@ -269,8 +269,9 @@ public final class SoftRnic implements AutoCloseable {
     }
 
     /**
-     * Waits for the engine to finish its current cycle, so a region just marked invalid is no longer
-     * being copied to or from when this returns (the engine checks validity before every copy).
+     * Waits for the engine to reach its next command point (between two ports' receive batches or two
+     * QPs' turns, never inside a copy), so a region just marked invalid is no longer being copied to
+     * or from when this returns (the engine checks validity before every copy).
      */
     void quiesce() {
         try {

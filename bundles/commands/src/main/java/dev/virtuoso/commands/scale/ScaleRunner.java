@@ -84,6 +84,7 @@ public final class ScaleRunner {
                 results.add(r);
                 out.println(ScaleReport.row(r));
                 out.println("        setup CPU of " + n + ": " + r.setupCpuByThread());
+                out.println("        transfer CPU of " + n + ": " + r.transferCpuByThread());
             }
         }
         if (o.csv() != null) {
@@ -149,6 +150,7 @@ public final class ScaleRunner {
             for (int i = 0; i < comps.length; i++) {
                 comps[i] = new MpCompletion();
             }
+            CpuUsage.Snapshot transferThreads = CpuUsage.Snapshot.now();
             long benchCpu0 = mx.getCurrentThreadCpuTime();
             ProcessStats t0 = ProcessStats.now();
             long start = System.nanoTime();
@@ -187,6 +189,7 @@ public final class ScaleRunner {
             long seconds0 = System.nanoTime() - start;
             ProcessStats t1 = ProcessStats.now();
             long benchCpu = mx.getCurrentThreadCpuTime() - benchCpu0;
+            CpuUsage transferRoles = transferThreads.until(CpuUsage.Snapshot.now());
             maxThreads = Math.max(maxThreads, t1.threads());
             double gib = (double) n * o.bytesPerConnection() / (1L << 30);
             double seconds = seconds0 / 1e9;
@@ -200,7 +203,8 @@ public final class ScaleRunner {
                     (established.cpuNanos() - before.cpuNanos()) / 1e6 / n,
                     (established.cpuNanos() - half.cpuNanos()) / 1e6 / (n - n / 2), setupWall / 1e6 / n, -1, -1, "",
                     String.format(Locale.ROOT, "process %.3f s, caller %.3f s, virtuoso threads: %s", setupRoles.processSeconds(),
-                            setupRoles.benchThreadSeconds(), setupRoles.rolesText()));
+                            setupRoles.benchThreadSeconds(), setupRoles.rolesText()),
+                    ScaleResult.transferText(transferRoles, gib, n * o.messages()));
         } catch (IOException | RuntimeException e) {
             // said at once: closing many connections takes a while
             System.err.println("scale: the run of " + n + " failed with " + pairs.size() + " connected: " + e);

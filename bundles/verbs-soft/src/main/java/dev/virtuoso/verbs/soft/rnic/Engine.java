@@ -82,6 +82,7 @@ final class Engine implements Runnable, DatagramHandler {
             while (running) {
                 int work = runCommands();
                 now = System.nanoTime();
+                wire.pollReadiness();
                 for (WirePort p : ports) {
                     work += receive(p) + pendingCommands();
                 }
@@ -136,6 +137,11 @@ final class Engine implements Runnable, DatagramHandler {
      */
     void drainPorts() {
         now = System.nanoTime();
+        try {
+            wire.pollReadiness();
+        } catch (IOException e) {
+            return; // the wire is closing: the duty cycle ends on its next receive
+        }
         for (WirePort p : ports) {
             for (int i = 0; i < DRAIN_BATCHES; i++) {
                 int got;

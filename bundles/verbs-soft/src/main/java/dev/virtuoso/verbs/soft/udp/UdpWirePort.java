@@ -35,6 +35,12 @@ public final class UdpWirePort implements WirePort {
     /** Written by the engine thread only (lazySet), read by anyone. */
     private final AtomicLongArray counters = new AtomicLongArray(UdpCounter.values().length);
     private final boolean dontFragment;
+    /**
+     * Engine thread: false once a receive found the socket empty, until the wire's selector reports
+     * it readable again ({@link UdpWire#pollReadiness}, {@link UdpWire#await}); an idle port then
+     * costs no system call per duty cycle.
+     */
+    private boolean readable = true;
     private volatile String lastSendError = "";
 
     UdpWirePort(UdpWire wire, DatagramChannel channel, boolean dontFragment) throws IOException {
@@ -93,11 +99,15 @@ public final class UdpWirePort implements WirePort {
 
     @Override
     public int receive(DatagramHandler handler, int limit) throws IOException {
+        if (!readable) {
+            return 0; // drained, and no poll or await of the wire has seen it readable since
+        }
         int n = 0;
         while (n < limit) {
             rx.clear();
             SocketAddress source = channel.receive(rx);
             if (source == null) {
+                readable = false;
                 break;
             }
             rx.flip();
@@ -107,6 +117,11 @@ public final class UdpWirePort implements WirePort {
             handler.onDatagram(rx, (InetSocketAddress) source, local);
         }
         return n;
+    }
+
+    /** Engine thread: the wire's selector found the socket readable. */
+    void markReadable() {
+        readable = true;
     }
 
     private void bump(UdpCounter counter, long delta) {

@@ -33,6 +33,18 @@ public interface Wire extends AutoCloseable {
      */
     void await(long timeoutNanos) throws IOException;
 
+    /**
+     * Engine thread, once per duty cycle before the ports' {@link WirePort#receive} calls: lets a wire
+     * whose empty receive costs a system call per port learn which ports have input with one call,
+     * so receive on the others returns at once. {@link #await} does the same when it returns. A wire
+     * without that cost does nothing here.
+     *
+     * @throws IOException if the wire is closed or broken
+     */
+    default void pollReadiness() throws IOException {
+        // every port's receive is cheap when empty
+    }
+
     /** Any thread: makes the current or the next {@link #await} return early. */
     void wakeup();
 

@@ -101,6 +101,33 @@ class UdpWireTest {
     }
 
     @Test
+    void aDrainedPortIsNotReadAgainUntilTheWireSeesItReadable() throws Exception {
+        List<Integer> got = new ArrayList<>();
+        DatagramHandler handler = (d, s, dst) -> got.add(d.getInt(d.position()));
+        assertEquals(0, b.receive(handler, 8), "nothing sent yet: the port is drained");
+        send(a, b, 1, 100);
+        Thread.sleep(50); // loopback: the datagram is in b's socket by now
+        assertEquals(0, b.receive(handler, 8), "no system call on a drained port before a poll");
+        wireB.pollReadiness();
+        assertEquals(1, b.receive(handler, 8), "read once the wire saw it readable");
+        assertEquals(List.of(1), got);
+        // await marks readable ports as well
+        send(a, b, 2, 100);
+        assertEquals(0, b.receive(handler, 8));
+        assertEquals(List.of(2), receive(wireB, b, 1));
+        // a partly read port stays readable without a poll
+        for (int i = 3; i < 8; i++) {
+            send(a, b, i, 100);
+        }
+        Thread.sleep(50);
+        wireB.pollReadiness();
+        got.clear();
+        assertEquals(2, b.receive(handler, 2));
+        assertEquals(3, b.receive(handler, 8));
+        assertEquals(List.of(3, 4, 5, 6, 7), got);
+    }
+
+    @Test
     void awaitReturnsOnDataOnWakeupAndAfterTheTimeout() throws Exception {
         long t0 = System.nanoTime();
         wireB.await(TimeUnit.MILLISECONDS.toNanos(30));

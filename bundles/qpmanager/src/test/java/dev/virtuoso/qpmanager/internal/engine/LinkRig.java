@@ -45,6 +45,10 @@ final class LinkRig implements AutoCloseable {
             Decomposition.class.getClassLoader(), new Class<?>[] {Decomposition.class}, (proxy, m, args) -> {
                 switch (m.getName()) {
                     case "pathsChanged" -> decomposition.add("pathsChanged");
+                    case "abandonPath", "pathFenced" -> {
+                        decomposition.add(m.getName() + " " + args[0]);
+                        return 0;
+                    }
                     case "policyView" -> decomposition.add("policyView " + (args[0] == table ? "table" : args[0]));
                     case "loadBalancer", "congestionAvoidance" -> decomposition.add(m.getName() + " " + args[0]);
                     case "maxChunkBytes" -> {
@@ -147,14 +151,29 @@ final class LinkRig implements AutoCloseable {
     /** @return the frame types in the control channel's outbound ring, consumed */
     List<Integer> framesWritten() throws Exception {
         List<Integer> types = new ArrayList<>();
+        for (Frame f : frames()) {
+            types.add(f.type());
+        }
+        return types;
+    }
+
+    /** A control frame the code under test wrote: its type and body (flipped). */
+    record Frame(int type, ByteBuffer body) {
+    }
+
+    /** @return the frames in the control channel's outbound ring, with their bodies, consumed */
+    List<Frame> frames() throws Exception {
+        List<Frame> out = new ArrayList<>();
         while (channel.outbound.readable() > 0) {
             ByteBuffer h = ByteBuffer.allocate(Protocol.HEADER_BYTES);
             channel.outbound.peek(0, h, Protocol.HEADER_BYTES);
             int body = FrameHeader.check(h, 0, Protocol.MAX_CONTROL_BODY);
-            types.add(FrameHeader.type(h, 0));
+            ByteBuffer b = ByteBuffer.allocate(body);
+            channel.outbound.peek(Protocol.HEADER_BYTES, b, body);
+            out.add(new Frame(FrameHeader.type(h, 0), b.flip()));
             channel.outbound.commitRead(Protocol.HEADER_BYTES + body);
         }
-        return types;
+        return out;
     }
 
     /** Leaves less than a claim's minimum in the outbound ring. */

@@ -223,13 +223,13 @@ class PathManagerTest {
         manager(true, L0, L1);
         established(2);
         rig.table.onPosted(1, 100);
-        rig.table.clock(0);
+        rig.table.clock(5000);
         paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
-        assertEquals(0, paths.duty(MIN));
-        assertEquals(0, paths.duty(999_999_999L));
+        assertEquals(0, paths.duty(5000 + MIN));
+        assertEquals(0, paths.duty(5000 + 999_999_999L));
         assertEquals(List.of(), rig.frames());
         assertEquals(List.of(), rig.decomposition);
-        assertEquals(1, paths.duty(1_000_000_000L));
+        assertEquals(1, paths.duty(5000 + 1_000_000_000L));
         assertEquals(List.of("abandonPath 1"), rig.decomposition, "the unflushed chunks are abandoned");
         onlyFrame(Protocol.REPAIR_PATH);
     }
@@ -574,6 +574,68 @@ class PathManagerTest {
         assertTrue(full.reason().contains("already has 8 paths"), full.reason());
         paths.closeAll("test");
         assertTrue(verbs.qps.stream().allMatch(q -> q.closed), "joining paths' QPs released");
+        assertFalse(paths.timersPending(), "nothing joins any more");
+    }
+
+    @Test
+    void aFullTableCountsAdditionsInBothDirections() throws Exception {
+        manager(false, L0, L1);
+        established(6);
+        paths.onAddPath(body(new AddPath(8, R0, L1, 5000, 0x444, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(9, R0, L1, 5000, 0x445, 6, 2048)::encode));
+        rig.frames();
+        CompletableFuture<Integer> f = new CompletableFuture<>();
+        paths.requestAdd(L0, R0, f, 0);
+        assertTrue(failure(f).getMessage().contains("already has 8 paths"), "6 paths and 2 joining fill the table");
+
+        manager(true, L0, L1);
+        paths.requestAdd(L0, R0, new CompletableFuture<>(), 0);
+        paths.requestAdd(L0, R0, new CompletableFuture<>(), 0);
+        rig.frames();
+        paths.onAddPath(body(new AddPath(10, R0, L1, 5000, 0x446, 6, 2048)::encode));
+        AddPathNak full = AddPathNak.decode(onlyFrame(Protocol.ADD_PATH_NAK).body());
+        assertTrue(full.reason().contains("already has 8 paths"), "6 paths and 2 pending: " + full.reason());
+    }
+
+    @Test
+    void everyScanStopsAtTheLastPathOfAFullTable() throws Exception {
+        manager(true, L0, L1);
+        established(8);
+        assertEquals(0, paths.duty(0));
+        assertFalse(paths.timersPending());
+        paths.onRepairAck(body(new AddPathAck(99, 5000, 0x777, 9, 1024)::encode));
+        paths.onRepairNak(body(new AddPathNak(99, "x")::encode));
+        paths.onPathDrained(body(new PathRef(0x5FF)::encode));
+        assertThrows(ProtocolException.class, () -> paths.onPathReady(body(new PathRef(0x5FF)::encode)));
+        paths.onRepairPath(body(new RepairPath(7, 0x5FF, 5000, 0x888, 3, 512)::encode));
+        assertEquals("no such path", AddPathNak.decode(onlyFrame(Protocol.REPAIR_NAK).body()).reason());
+        remove(7).get();
+        assertEquals(PathState.DOWN, rig.table.state(7));
+        assertEquals(8, paths.stats().size());
+        assertTrue(paths.chunks() != null);
+        paths.closeAll("test");
+        for (int p = 0; p < 8; p++) {
+            assertEquals(PathState.DOWN, rig.table.state(p));
+        }
+        assertTrue(verbs.qps.stream().allMatch(q -> q.closed), "every QP released");
+    }
+
+    @Test
+    void removingARecoveringPathDropsItsRepairRequest() throws Exception {
+        manager(true, L0, L1);
+        PathSlot s = established(2).get(1);
+        rig.table.clock(0);
+        paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
+        paths.duty(MIN);
+        int id = RepairPath.decode(onlyFrame(Protocol.REPAIR_PATH).body()).requestId();
+        ScriptedVerbs.Qp repair = verbs.last();
+        remove(1).get();
+        assertTrue(repair.closed, "the repair's QP is released");
+        assertNull(s.repairQp);
+        rig.decomposition.clear();
+        paths.onRepairAck(body(new AddPathAck(id, 5000, 0x777, 9, 1024)::encode));
+        assertEquals(List.of(), rig.decomposition, "the late answer finds nothing");
+        assertEquals(PathState.DOWN, rig.table.state(1));
     }
 
     // ---------------------------------------------------------------- removing

@@ -124,6 +124,14 @@ class PathManagerTest {
 
     // ---------------------------------------------------------------- failure and repair
 
+    /** Path 1 fails at time 0 and its repair is requested after the first delay. @return the request's id */
+    private int requestRepairOfPath1() throws Exception {
+        rig.table.clock(0);
+        paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
+        paths.duty(MIN);
+        return RepairPath.decode(onlyFrame(Protocol.REPAIR_PATH).body()).requestId();
+    }
+
     @Test
     void aFailedPathAsksForRepairWhenItsDelayIsUp() throws Exception {
         manager(true, L0, L1);
@@ -333,10 +341,7 @@ class PathManagerTest {
     void onACollisionTheServerDropsItsOwnRequestAndAnswersTheClients() throws Exception {
         manager(false, L0, L1);
         PathSlot s = established(2).get(1);
-        rig.table.clock(0);
-        paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
-        paths.duty(MIN);
-        int ownId = RepairPath.decode(onlyFrame(Protocol.REPAIR_PATH).body()).requestId();
+        int ownId = requestRepairOfPath1();
         ScriptedVerbs.Qp own = verbs.last();
         paths.onRepairPath(body(new RepairPath(9, 0x501, 5000, 0x888, 3, 512)::encode));
         assertTrue(own.closed, "the server's own request is dropped");
@@ -365,10 +370,7 @@ class PathManagerTest {
     void aRefusedRepairIsRetriedAndFencesThePathOnlyIfThePeerDestroyedItsQp() throws Exception {
         manager(true, L0, L1);
         PathSlot s = established(2).get(1);
-        rig.table.clock(0);
-        paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
-        paths.duty(MIN);
-        int id = RepairPath.decode(onlyFrame(Protocol.REPAIR_PATH).body()).requestId();
+        int id = requestRepairOfPath1();
         rig.table.clock(5 * MIN);
         paths.onRepairNak(body(new AddPathNak(id + 1, "other request")::encode));
         assertFalse(verbs.last().closed, "not ours");
@@ -389,10 +391,7 @@ class PathManagerTest {
     void aRepairAckWhoseQpCannotConnectRetriesLater() throws Exception {
         manager(true, L0, L1);
         PathSlot s = established(2).get(1);
-        rig.table.clock(0);
-        paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
-        paths.duty(MIN);
-        int id = RepairPath.decode(onlyFrame(Protocol.REPAIR_PATH).body()).requestId();
+        int id = requestRepairOfPath1();
         verbs.connectFails = true;
         rig.table.clock(4 * MIN);
         paths.onRepairAck(body(new AddPathAck(id, 5000, 0x777, 9, 1024)::encode));
@@ -624,10 +623,7 @@ class PathManagerTest {
     void removingARecoveringPathDropsItsRepairRequest() throws Exception {
         manager(true, L0, L1);
         PathSlot s = established(2).get(1);
-        rig.table.clock(0);
-        paths.pathFailed(1, IbvWcStatus.RETRY_EXC_ERR);
-        paths.duty(MIN);
-        int id = RepairPath.decode(onlyFrame(Protocol.REPAIR_PATH).body()).requestId();
+        int id = requestRepairOfPath1();
         ScriptedVerbs.Qp repair = verbs.last();
         remove(1).get();
         assertTrue(repair.closed, "the repair's QP is released");

@@ -30,9 +30,11 @@ import dev.virtuoso.spi.policy.PathStateView;
  * retries, go-back-N hides losses from the completions but not from their latency, and its damage
  * (the WR resent from the lost packet on) grows with the chunk.</li>
  * </ul>
- * Chunks smaller than the current size (message tails) prove nothing. {@code window} chunks may be
- * outstanding per path (default 1: a path's WRs never overlap, so the burst a link sees is one
- * chunk); the core posts the next as completions arrive (the paper's WRs "posted in turns followed
+ * Chunks smaller than the current size prove nothing if they are message tails (at most half the
+ * size, or no larger than the proven size); a chunk between those and the size (the load balancer
+ * sized it by rate) counts toward the level, and the level proves the largest chunk it completed.
+ * {@code window} chunks may be outstanding per path (default 1: a path's WRs never overlap, so the
+ * burst a link sees is one chunk); the core posts the next as completions arrive (the paper's WRs "posted in turns followed
  * by success CQEs").
  */
 final class ChunkProbeSession implements CongestionAvoidanceSession {
@@ -65,6 +67,8 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
     private int[] levelCount = new int[0];
     private long[] levelBytes = new long[0];
     private long[] levelNanos = new long[0];
+    /** Largest chunk completed in the current level: at most the size, less if the load balancer cut them. */
+    private long[] levelMax = new long[0];
     /** Best level rate (bytes per nanosecond of chunk latency) since the last back-off; 0 = none. */
     private double[] bestRate = new double[0];
     private long[] maxDone = new long[0];
@@ -126,8 +130,11 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         done[p]++;
         sumDone[p] += bytes;
         maxDone[p] = Math.max(maxDone[p], bytes);
-        if (bytes < size[p]) {
-            return; // a tail chunk proves nothing about the current size
+        if (bytes < size[p] && (bytes <= size[p] / 2 || bytes <= safe[p])) {
+            // a message tail proves nothing about the current size; a chunk the load balancer cut
+            // below it (lb-adaptive sizes chunks by rate) still tests the size if it exceeds the
+            // proven one, or the level would never complete
+            return;
         }
         if (phase[p] == STEADY && s.reprobeAfterChunks() > 0 && ++steadyRun[p] >= reprobeWait[p]) {
             steadyRun[p] = 0;
@@ -137,6 +144,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
             return;
         }
         levelCount[p]++;
+        levelMax[p] = Math.max(levelMax[p], Math.min(bytes, size[p])); // posted before a back-off: no more than the size
         levelBytes[p] += bytes;
         levelNanos[p] += Math.max(1, latencyNanos);
         if (levelCount[p] < s.levelChunks() || levelBytes[p] < s.levelBytes()) {
@@ -153,7 +161,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
             return;
         }
         bestRate[p] = Math.max(bestRate[p], rate);
-        safe[p] = Math.max(safe[p], size[p]);
+        safe[p] = Math.max(safe[p], levelMax[p]); // the largest chunk the level proved
         if (reprobing[p]) {
             // the path got better: find its new threshold from here
             reprobing[p] = false;
@@ -213,6 +221,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         levelCount[p] = 0;
         levelBytes[p] = 0;
         levelNanos[p] = 0;
+        levelMax[p] = 0;
     }
 
     @Override
@@ -274,6 +283,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         levelCount = Arrays.copyOf(levelCount, n);
         levelBytes = Arrays.copyOf(levelBytes, n);
         levelNanos = Arrays.copyOf(levelNanos, n);
+        levelMax = Arrays.copyOf(levelMax, n);
         bestRate = Arrays.copyOf(bestRate, n);
         maxDone = Arrays.copyOf(maxDone, n);
         sumDone = Arrays.copyOf(sumDone, n);

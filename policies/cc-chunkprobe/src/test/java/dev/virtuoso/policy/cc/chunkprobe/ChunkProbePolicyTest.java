@@ -131,6 +131,38 @@ class ChunkProbePolicyTest {
     }
 
     @Test
+    void chunksTheLoadBalancerCutBelowTheSizeStillTestIt() {
+        // lb-adaptive sizes chunks by rate (rate x chunk time): at 256 KiB they came as 240 KB, and
+        // a level that only counted full-size chunks never completed (found on the 4-path, 1% loss row)
+        ChunkProbePolicy policy = new ChunkProbePolicy();
+        ChunkProbeSession cc = session(policy, "c", new FakePaths(1), Map.of());
+        cc.onChunkComplete(0, 64 * KIB, 1000, ChunkOutcome.SUCCESS);
+        assertEquals(128 * KIB, cc.maxChunkBytes(0));
+        cc.onChunkComplete(0, 64 * KIB, 1000, ChunkOutcome.SUCCESS);
+        assertEquals(128 * KIB, cc.maxChunkBytes(0), "a chunk at half the size is a tail");
+        cc.onChunkComplete(0, 120 * KIB, 1900, ChunkOutcome.SUCCESS);
+        assertEquals(256 * KIB, cc.maxChunkBytes(0), "a cut chunk above the proven size completes the level");
+        assertEquals(120 * KIB, policy.statistics("c").get(0).safeChunkBytes(), "the level proved its largest chunk");
+        cc.onChunkComplete(0, 120 * KIB, 1900, ChunkOutcome.SUCCESS);
+        assertEquals(256 * KIB, cc.maxChunkBytes(0), "no larger than the proven size: a tail");
+        cc.onChunkComplete(0, 240 * KIB, 40_000, ChunkOutcome.SUCCESS);
+        assertEquals(120 * KIB, cc.maxChunkBytes(0), "a cut chunk that completes much slower backs off");
+        assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
+    }
+
+    @Test
+    void aChunkPostedBeforeABackOffProvesNoMoreThanTheSize() {
+        ChunkProbePolicy policy = new ChunkProbePolicy();
+        ChunkProbeSession cc = session(policy, "c", new FakePaths(1), Map.of());
+        cc.onChunkComplete(0, 64 * KIB, 1000, ChunkOutcome.SUCCESS);
+        cc.onChunkComplete(0, 512 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+        assertEquals(64 * KIB, cc.maxChunkBytes(0));
+        cc.onChunkComplete(0, 128 * KIB, 2000, ChunkOutcome.SUCCESS); // posted at 128 KiB before the loss
+        assertEquals(64 * KIB, policy.statistics("c").get(0).safeChunkBytes());
+        assertEquals(80 * KIB, cc.maxChunkBytes(0), "linear step from the proven 64 KiB");
+    }
+
+    @Test
     void lossesBeforeAnySuccessHalveAndLossesAtTheProvenSizeBackOff() {
         ChunkProbeSession cc = session(new ChunkProbePolicy(), "c", new FakePaths(1), Map.of());
         cc.onChunkComplete(0, 64 * KIB, 10, ChunkOutcome.RETRY_EXCEEDED);

@@ -86,7 +86,7 @@ final class ProportionalSession implements LoadBalancerSession {
         return false;
     }
 
-    /** Equation 1 over the usable paths: data_p = total * cap_p / sum(cap). */
+    /** Equation 1 over the usable paths (data_p = total * cap_p / sum(cap)), net of their in-flight bytes. */
     void allocate(long messageId, long totalBytes) {
         fit();
         message = messageId;
@@ -122,25 +122,59 @@ final class ProportionalSession implements LoadBalancerSession {
             }
             max = Math.max(max, weight[p]);
         }
-        double sum = 0;
         for (int p = 0; p < n; p++) {
             if (weight[p] < max * minRelative) {
                 weight[p] = 0;
             }
-            sum += weight[p];
         }
+        double level = finishLevel(totalBytes, n);
         long given = 0;
-        int heaviest = -1;
+        int largest = -1;
+        double largestShare = 0;
         for (int p = 0; p < n; p++) {
             if (weight[p] > 0) {
-                left[p] = (long) Math.floor(totalBytes * (weight[p] / sum));
+                double share = Math.max(0, weight[p] * level - paths.inFlightBytes(p));
+                left[p] = (long) Math.floor(share);
                 given += left[p];
-                if (heaviest < 0 || weight[p] > weight[heaviest]) {
-                    heaviest = p;
+                if (largest < 0 || share > largestShare) {
+                    largest = p;
+                    largestShare = share;
                 }
             }
         }
-        left[heaviest] += totalBytes - given;
+        left[largest] += totalBytes - given; // the rounding
+    }
+
+    /**
+     * Equation 1 with the bytes still in flight on each path (earlier messages' chunks): the time
+     * T at which the weighted paths would all finish, sum over paths of max(0, cap_p * T -
+     * inFlight_p) = total. With nothing in flight it is the paper's split, total * cap_p / sum(cap);
+     * with a backlog, a path whose weight reads high (a shaper's burst, a rate that fell) has more
+     * left in flight at the next message and gets less of it, so the split corrects itself.
+     * Paths whose backlog alone reaches T take no part (their weight is set to 0 for this message).
+     */
+    private double finishLevel(long totalBytes, int n) {
+        while (true) {
+            double sumWeight = 0;
+            double sumInFlight = 0;
+            for (int p = 0; p < n; p++) {
+                if (weight[p] > 0) {
+                    sumWeight += weight[p];
+                    sumInFlight += paths.inFlightBytes(p);
+                }
+            }
+            double level = (totalBytes + sumInFlight) / sumWeight;
+            boolean dropped = false;
+            for (int p = 0; p < n; p++) {
+                if (weight[p] > 0 && paths.inFlightBytes(p) >= weight[p] * level) {
+                    weight[p] = 0;
+                    dropped = true;
+                }
+            }
+            if (!dropped) {
+                return level;
+            }
+        }
     }
 
     /** The weight of path p: measured on data once it carried some, else probed, else estimated. */

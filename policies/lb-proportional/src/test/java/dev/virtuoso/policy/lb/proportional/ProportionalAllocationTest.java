@@ -49,6 +49,40 @@ class ProportionalAllocationTest {
     }
 
     @Test
+    void bytesStillInFlightCountAgainstAPathsShare() {
+        // both paths finish together: 100 x T - 400 on path 0, 100 x T on path 1, summing to 1000
+        FakePaths p = paths(100, 100);
+        p.inFlightBytes[0] = 400;
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1000);
+        assertEquals(300, s.allocated(0));
+        assertEquals(700, s.allocated(1));
+    }
+
+    @Test
+    void aPathWhoseBacklogOutlastsTheMessageGetsNoneOfIt() {
+        FakePaths p = paths(100, 100, 50);
+        p.inFlightBytes[0] = 5000;
+        p.inFlightBytes[2] = 100;
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1000);
+        assertEquals(0, s.allocated(0), "its in-flight bytes alone take longer than the others' share");
+        // 100 T + 50 T - 100 = 1000: T = 22
+        assertEquals(734, s.allocated(1), "and the rounding");
+        assertEquals(266, s.allocated(2));
+    }
+
+    @Test
+    void aTinyMessageOverBacklogsStillGoesWhole() {
+        FakePaths p = paths(1, 1);
+        p.inFlightBytes[0] = 10;
+        p.inFlightBytes[1] = 10;
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1);
+        assertEquals(1, s.allocated(0) + s.allocated(1));
+    }
+
+    @Test
     void aPathExactlyAtTheMinimumRelativeCapacityKeepsItsShare() {
         ProportionalSession s = session(paths(100, 50, 49), 50);
         s.onMessageStart(1, 1500);

@@ -43,6 +43,12 @@ class ProportionalPolicyTest {
         return perPath;
     }
 
+    /** The earlier messages were delivered: nothing in flight (a backlog changes the split, ProportionalAllocationTest). */
+    private static void delivered(FakePaths paths) {
+        java.util.Arrays.fill(paths.inFlightBytes, 0);
+        java.util.Arrays.fill(paths.inFlightChunks, 0);
+    }
+
     @Test
     void splitFollowsEquationOne() {
         FakePaths paths = new FakePaths(4);
@@ -164,11 +170,13 @@ class ProportionalPolicyTest {
                 s.onChunkComplete(p, 1 << 20, 1_000_000, ChunkOutcome.SUCCESS);
             }
         }
+        delivered(paths);
         long[] second = placeMessage(s, paths, 2, total, 1 << 20, new ArrayList<>());
         assertArrayEquals(new long[] {total * 8 / 15, total * 4 / 15, total * 2 / 15, total / 15}, second,
                 "after data, the measured rates (8:4:2:1) set it");
         // path 1 drops to a quarter: the next message follows the estimate
         paths.estimated[1] = 25 * MBIT;
+        delivered(paths);
         long[] third = placeMessage(s, paths, 3, total, 1 << 20, new ArrayList<>());
         assertArrayEquals(new long[] {total * 8 / 12, total / 12, total * 2 / 12, total / 12}, third);
     }
@@ -188,11 +196,13 @@ class ProportionalPolicyTest {
         for (int k = 0; k < ProportionalSession.MEASURED_AFTER_CHUNKS; k++) {
             s.onChunkComplete(0, 1000, 1_000_000, ChunkOutcome.SUCCESS);
         }
+        delivered(paths);
         assertArrayEquals(new long[] {3000, 1000}, placeMessage(s, paths, 2, 4000, 1 << 20, new ArrayList<>()));
         paths.usable[0] = false;
         s.onPathsChanged();
         paths.usable[0] = true;
         s.onPathsChanged();
+        delivered(paths);
         assertArrayEquals(new long[] {2000, 2000}, placeMessage(s, paths, 3, 4000, 1 << 20, new ArrayList<>()),
                 "after the failure path 0 is back on its probe until it carries data again");
     }

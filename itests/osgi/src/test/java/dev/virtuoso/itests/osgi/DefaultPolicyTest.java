@@ -18,13 +18,13 @@ import dev.virtuoso.spi.policy.LoadBalancerPolicy;
 
 /**
  * A connection that names no policy runs on {@value ConnectOptions#DEFAULT_POLICY}, which the policy
- * binding publishes for the best-ranked candidates (lb-adaptive and cc-fixed in the standard set);
- * when lb-adaptive's bundle stops the default stands for the next best (lb-proportional) and the
- * connection is back on the default carrying MP_WRITEs over every path; when it starts again the
- * default is lb-adaptive again.
+ * binding publishes for the best-ranked candidates (lb-proportional and cc-fixed in the standard
+ * set); when lb-proportional's bundle stops the default stands for the next best (lb-adaptive) and
+ * the connection is back on the default carrying MP_WRITEs over every path; when it starts again the
+ * default is lb-proportional again.
  */
 public class DefaultPolicyTest extends VirtuosoOsgiTestSupport {
-    private static final String ADAPTIVE_BUNDLE = "dev.virtuoso.policy.lb.adaptive";
+    private static final String BEST_BUNDLE = "dev.virtuoso.policy.lb.proportional";
 
     @Test
     public void aConnectionNamingNoPolicyRunsOnTheBestRankedOne() throws Exception {
@@ -48,22 +48,22 @@ public class DefaultPolicyTest extends VirtuosoOsgiTestSupport {
             MultipathConnection[] cs = fabric.connect(SoftFabric.softOptions());
             MultipathConnection client = cs[0];
             WriteStream stream = new WriteStream(cs, 8 << 20);
-            awaitStandsFor("lb-adaptive", "the best-ranked load balancer");
+            awaitStandsFor("lb-proportional", "the best-ranked load balancer");
             awaitInUse(client, ConnectOptions.DEFAULT_POLICY);
             assertEquals(ConnectOptions.DEFAULT_POLICY, client.congestionAvoidance());
             assertEquals("cc-fixed", standsFor(test.context(), "dev.virtuoso.spi.policy.CongestionAvoidancePolicy"));
             assertEveryPathCarries(client, stream);
 
-            Bundle adaptive = test.bundle(ADAPTIVE_BUNDLE);
+            Bundle best = test.bundle(BEST_BUNDLE);
             try {
-                adaptive.stop();
-                awaitStandsFor("lb-proportional", "the next best while " + ADAPTIVE_BUNDLE + " is stopped");
+                best.stop();
+                awaitStandsFor("lb-adaptive", "the next best while " + BEST_BUNDLE + " is stopped");
                 awaitInUse(client, ConnectOptions.DEFAULT_POLICY);
                 assertEveryPathCarries(client, stream);
             } finally {
-                adaptive.start();
+                best.start();
             }
-            awaitStandsFor("lb-adaptive", "the best again after " + ADAPTIVE_BUNDLE + " started");
+            awaitStandsFor("lb-proportional", "the best again after " + BEST_BUNDLE + " started");
             awaitInUse(client, ConnectOptions.DEFAULT_POLICY);
             assertEveryPathCarries(client, stream);
         }

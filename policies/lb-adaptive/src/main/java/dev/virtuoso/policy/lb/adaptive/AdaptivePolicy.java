@@ -29,7 +29,7 @@ public final class AdaptivePolicy implements LoadBalancerPolicy {
      * Rank as the default policy ({@link DefaultPolicyRank}); ConfigAdmin may override it with the
      * property of that name. See docs/policies.md for the measurements behind it.
      */
-    public static final String DEFAULT_RANK = "200";
+    public static final String DEFAULT_RANK = "100";
     /** The policy's name. */
     public static final String NAME = "lb-adaptive";
     /** ConfigAdmin PID of the defaults. */

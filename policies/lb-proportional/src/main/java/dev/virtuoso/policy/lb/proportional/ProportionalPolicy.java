@@ -31,7 +31,7 @@ public final class ProportionalPolicy implements LoadBalancerPolicy {
      * Rank as the default policy ({@link DefaultPolicyRank}); ConfigAdmin may override it with the
      * property of that name. See docs/policies.md for the measurements behind it.
      */
-    public static final String DEFAULT_RANK = "100";
+    public static final String DEFAULT_RANK = "200";
     /** The policy's name. */
     public static final String NAME = "lb-proportional";
     /** ConfigAdmin PID of the defaults. */

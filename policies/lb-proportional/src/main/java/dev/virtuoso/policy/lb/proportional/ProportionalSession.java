@@ -17,7 +17,8 @@ import dev.virtuoso.spi.policy.PathStateView;
  * capacity). The connect-time probe is a short flow that a shaper's token bucket or a loaded host
  * can misread; the transfer's own chunks are a long probe that corrects it within a few of the
  * estimator's time constants and follows later rate changes the same way (each message is split
- * afresh).
+ * afresh, net of the bytes still in flight, and the rest of a message again when a path has used
+ * up its share and drained while others still hold theirs).
  *
  * <p>What a chunk actually carried is learnt from the drop in {@code remainingBytes} between two
  * {@link #place} calls of the same message (the core bounds chunks by congestion avoidance too),
@@ -32,7 +33,10 @@ final class ProportionalSession implements LoadBalancerSession {
     private final double minRelative;
     private int[] dataChunks = new int[0];
     private long[] left = new long[0];
+    /** Weight of each path in the last split (0: not part of it). */
     private double[] weight = new double[0];
+    /** Paths left out of the last split because their in-flight bytes outlast it. */
+    private boolean[] backlogged = new boolean[0];
     private long message = Long.MIN_VALUE;
     private long lastRemaining;
     private int lastPath = -1;
@@ -64,12 +68,28 @@ final class ProportionalSession implements LoadBalancerSession {
         if (remainingBytes <= 0) {
             return false;
         }
+        if (idleWithoutShare()) {
+            // a path ran out of its share and drained while others still hold theirs: the split
+            // read it low (or another path's rate fell), so the rest is split again, net of what
+            // is in flight; without this a long message keeps its first split to the end
+            allocate(messageId, remainingBytes);
+        }
         if (choose(out)) {
             return true;
         }
         // allocation stranded on failed paths (or used up by failures): split the rest again
         allocate(messageId, remainingBytes);
         return choose(out);
+    }
+
+    private boolean idleWithoutShare() {
+        int n = Math.min(paths.pathCount(), left.length);
+        for (int p = 0; p < n; p++) {
+            if (weight[p] > 0 && left[p] == 0 && paths.inFlightBytes(p) == 0 && paths.usable(p)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean choose(ChunkPlacement out) {
@@ -132,7 +152,7 @@ final class ProportionalSession implements LoadBalancerSession {
         int largest = -1;
         double largestShare = 0;
         for (int p = 0; p < n; p++) {
-            if (weight[p] > 0) {
+            if (weight[p] > 0 && !backlogged[p]) {
                 double share = Math.max(0, weight[p] * level - paths.inFlightBytes(p));
                 left[p] = (long) Math.floor(share);
                 given += left[p];
@@ -151,14 +171,15 @@ final class ProportionalSession implements LoadBalancerSession {
      * inFlight_p) = total. With nothing in flight it is the paper's split, total * cap_p / sum(cap);
      * with a backlog, a path whose weight reads high (a shaper's burst, a rate that fell) has more
      * left in flight at the next message and gets less of it, so the split corrects itself.
-     * Paths whose backlog alone reaches T take no part (their weight is set to 0 for this message).
+     * Paths whose backlog alone reaches T take no part in this split ({@code backlogged}).
      */
     private double finishLevel(long totalBytes, int n) {
+        Arrays.fill(backlogged, false);
         while (true) {
             double sumWeight = 0;
             double sumInFlight = 0;
             for (int p = 0; p < n; p++) {
-                if (weight[p] > 0) {
+                if (weight[p] > 0 && !backlogged[p]) {
                     sumWeight += weight[p];
                     sumInFlight += paths.inFlightBytes(p);
                 }
@@ -166,8 +187,8 @@ final class ProportionalSession implements LoadBalancerSession {
             double level = (totalBytes + sumInFlight) / sumWeight;
             boolean dropped = false;
             for (int p = 0; p < n; p++) {
-                if (weight[p] > 0 && paths.inFlightBytes(p) >= weight[p] * level) {
-                    weight[p] = 0;
+                if (weight[p] > 0 && !backlogged[p] && paths.inFlightBytes(p) >= weight[p] * level) {
+                    backlogged[p] = true;
                     dropped = true;
                 }
             }
@@ -197,6 +218,7 @@ final class ProportionalSession implements LoadBalancerSession {
         if (left.length != n) {
             left = Arrays.copyOf(left, n);
             weight = Arrays.copyOf(weight, n);
+            backlogged = Arrays.copyOf(backlogged, n);
             dataChunks = Arrays.copyOf(dataChunks, n);
             if (next >= n) {
                 next = 0;

@@ -73,6 +73,36 @@ class ProportionalAllocationTest {
     }
 
     @Test
+    void aPathThatUsedUpItsShareAndDrainedGetsPartOfTheRest() {
+        FakePaths p = paths(100, 100);
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1000);
+        assertTrue(s.place(1, 1000, out));
+        assertEquals(0, out.path());
+        assertEquals(500, out.maxBytes());
+        p.post(0, 500);
+        p.complete(0, 500, true); // path 1 had no room meanwhile: its share waits
+        assertTrue(s.place(1, 500, out));
+        assertEquals(250, s.allocated(0), "the idle path takes part in the split of the rest");
+        assertEquals(250, s.allocated(1));
+        assertEquals(1, out.path());
+        assertEquals(250, out.maxBytes());
+    }
+
+    @Test
+    void aPathStillCarryingItsShareDoesNotSplitTheRestAgain() {
+        FakePaths p = paths(100, 100);
+        ProportionalSession s = session(p, 0);
+        s.onMessageStart(1, 1000);
+        assertTrue(s.place(1, 1000, out));
+        p.post(0, 500); // still in flight
+        assertTrue(s.place(1, 500, out));
+        assertEquals(0, s.allocated(0));
+        assertEquals(500, s.allocated(1));
+        assertEquals(1, out.path());
+    }
+
+    @Test
     void aTinyMessageOverBacklogsStillGoesWhole() {
         FakePaths p = paths(1, 1);
         p.inFlightBytes[0] = 10;

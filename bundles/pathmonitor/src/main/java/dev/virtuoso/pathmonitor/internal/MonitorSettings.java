@@ -56,10 +56,13 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
 
     /** @return settings from a configuration, without overrides */
     static MonitorSettings of(PathMonitorConfig c) {
-        return new MonitorSettings(c.probeFlowBytes(), c.probeWriteBytes(), millis(c.probeIntervalMillis()),
-                c.probeParallelPaths(), c.initialProbeFlows(), millis(c.rateTimeConstantMillis()), c.minSampleMicros() * 1_000L,
-                millis(c.stallTimeoutMillis()), c.errorThreshold(), millis(c.errorCooldownMillis()),
-                millis(c.maxErrorCooldownMillis()), true, millis(c.sharedCapacityMaxAgeMillis()));
+        return new MonitorSettings(c.probeFlowBytes(), c.probeWriteBytes(),
+                millis("probeIntervalMillis", c.probeIntervalMillis()), c.probeParallelPaths(), c.initialProbeFlows(),
+                millis("rateTimeConstantMillis", c.rateTimeConstantMillis()),
+                micros("minSampleMicros", c.minSampleMicros()), millis("stallTimeoutMillis", c.stallTimeoutMillis()),
+                c.errorThreshold(), millis("errorCooldownMillis", c.errorCooldownMillis()),
+                millis("maxErrorCooldownMillis", c.maxErrorCooldownMillis()), true,
+                millis("sharedCapacityMaxAgeMillis", c.sharedCapacityMaxAgeMillis()));
     }
 
     /**
@@ -72,21 +75,35 @@ record MonitorSettings(long probeFlowBytes, long probeWriteBytes, long probeInte
         return new MonitorSettings(
                 p.getLong("probeFlowBytes", probeFlowBytes),
                 p.getLong("probeWriteBytes", probeWriteBytes),
-                millis(p.getLong("probeIntervalMillis", probeIntervalNanos / 1_000_000L)),
+                millis("probeIntervalMillis", p.getLong("probeIntervalMillis", probeIntervalNanos / 1_000_000L)),
                 p.getInt("probeParallelPaths", probeParallelPaths),
                 p.getInt("initialProbeFlows", initialProbeFlows),
-                millis(p.getLong("rateTimeConstantMillis", rateTimeConstantNanos / 1_000_000L)),
-                p.getLong("minSampleMicros", minSampleNanos / 1_000L) * 1_000L,
-                millis(p.getLong("stallTimeoutMillis", stallTimeoutNanos / 1_000_000L)),
+                millis("rateTimeConstantMillis", p.getLong("rateTimeConstantMillis", rateTimeConstantNanos / 1_000_000L)),
+                micros("minSampleMicros", p.getLong("minSampleMicros", minSampleNanos / 1_000L)),
+                millis("stallTimeoutMillis", p.getLong("stallTimeoutMillis", stallTimeoutNanos / 1_000_000L)),
                 p.getInt("errorThreshold", errorThreshold),
-                millis(p.getLong("errorCooldownMillis", errorCooldownNanos / 1_000_000L)),
-                millis(p.getLong("maxErrorCooldownMillis", maxErrorCooldownNanos / 1_000_000L)),
+                millis("errorCooldownMillis", p.getLong("errorCooldownMillis", errorCooldownNanos / 1_000_000L)),
+                millis("maxErrorCooldownMillis", p.getLong("maxErrorCooldownMillis", maxErrorCooldownNanos / 1_000_000L)),
                 p.getBoolean(PROBE_ON_PATH_ADDED, probeOnPathAdded),
-                millis(p.getLong("sharedCapacityMaxAgeMillis", sharedCapacityMaxAgeNanos / 1_000_000L)));
+                millis("sharedCapacityMaxAgeMillis",
+                        p.getLong("sharedCapacityMaxAgeMillis", sharedCapacityMaxAgeNanos / 1_000_000L)));
     }
 
-    private static long millis(long ms) {
-        return ms * 1_000_000L;
+    private static long millis(String name, long ms) {
+        return nanos(name, ms, 1_000_000L);
+    }
+
+    private static long micros(String name, long us) {
+        return nanos(name, us, 1_000L);
+    }
+
+    /** A configured duration in nanoseconds; one too large for a long is refused, not wrapped to a negative. */
+    private static long nanos(String name, long value, long unitNanos) {
+        try {
+            return Math.multiplyExact(value, unitNanos);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("path monitor setting " + name + " is too large: " + value);
+        }
     }
 
     private static void atLeast(String name, long v, long min) {

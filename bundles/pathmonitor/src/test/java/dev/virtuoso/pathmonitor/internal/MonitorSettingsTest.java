@@ -93,6 +93,20 @@ class MonitorSettingsTest {
     }
 
     @Test
+    void durationsTooLargeForNanosecondsAreRejectedNotWrapped() {
+        // 10^13 ms x 10^6 overflows a long: it used to wrap to a negative duration
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> MonitorSettings.DEFAULTS.with(Map.of("pathmonitor.stallTimeoutMillis", 10_000_000_000_000L)));
+        assertTrue(e.getMessage().contains("stallTimeoutMillis is too large"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> MonitorSettings.DEFAULTS
+                .with(Map.of("pathmonitor.minSampleMicros", Long.MAX_VALUE / 10)));
+        long max = Long.MAX_VALUE / 1_000_000L;
+        assertEquals(max * 1_000_000L, MonitorSettings.DEFAULTS
+                .with(Map.of("pathmonitor.sharedCapacityMaxAgeMillis", max)).sharedCapacityMaxAgeNanos(),
+                "the largest value that fits is kept as it is");
+    }
+
+    @Test
     void probeOnPathAddedAcceptsBooleansAndTheirNames() {
         String key = "pathmonitor." + MonitorSettings.PROBE_ON_PATH_ADDED;
         assertTrue(MonitorSettings.DEFAULTS.probeOnPathAdded());

@@ -83,13 +83,13 @@ final class Fig8Bench {
             provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a").build(),
                     SoftRnicConfig.builder("b").addresses(b).fabric(network, "b").build());
             PolicyRegistry policies = new PolicyRegistry();
-            AdaptivePolicy adaptive = new AdaptivePolicy();
+            ProportionalPolicy proportional = new ProportionalPolicy();
             FixedChunkPolicy fixed = new FixedChunkPolicy();
             // what the policy binding publishes as "default" with the shipped ranks (docs/policies.md)
-            policies.add(ConnectOptions.DEFAULT_POLICY, adaptive);
+            policies.add(ConnectOptions.DEFAULT_POLICY, proportional);
             policies.add(ConnectOptions.DEFAULT_POLICY, fixed);
-            policies.add(AdaptivePolicy.NAME, adaptive);
-            policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
+            policies.add(AdaptivePolicy.NAME, new AdaptivePolicy());
+            policies.add(ProportionalPolicy.NAME, proportional);
             policies.add(RoundRobinPolicy.NAME, new RoundRobinPolicy());
             policies.add(SinglePathPolicy.NAME, new SinglePathPolicy());
             policies.add(FixedChunkPolicy.NAME, fixed);

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.policy.cc.fixed.FixedChunkPolicy;
-import dev.virtuoso.policy.lb.adaptive.AdaptivePolicy;
+import dev.virtuoso.policy.lb.proportional.ProportionalPolicy;
 import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
 
 /**
@@ -27,7 +27,7 @@ import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
  * </ul>
  * Each side's application thread spins on {@code pollCompletions} (with {@link Thread#yield()})
  * as the raw QP side spins on its CQ, so the two differ only by the multipath layer. The
- * connection uses what the binding makes the default (lb-adaptive, cc-fixed) and the split
+ * connection uses what the binding makes the default (lb-proportional, cc-fixed) and the split
  * threshold given (default: ConnectOptions' own); the multipath rows are repeated for every engine
  * backoff window given ({@code EngineGroup}'s {@code activeSpinNanos}, in microseconds; 0 is the
  * engine without it), and report how often the engine agents parked per round trip.
@@ -49,7 +49,7 @@ public final class LatencyBench {
     /** What one run measures: the same on both ends of a two-process run. */
     record Plan(int iterations, int threshold, long[] spinMicros) {
         ConnectOptions options() {
-            return ConnectOptions.builder().provider("soft").loadBalancer(AdaptivePolicy.NAME)
+            return ConnectOptions.builder().provider("soft").loadBalancer(ProportionalPolicy.NAME)
                     .congestionAvoidance(FixedChunkPolicy.NAME).splitThreshold(threshold).build();
         }
 

@@ -25,8 +25,8 @@ import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
 import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 
 /**
- * Soft RNICs and a connector with the policies the binding ranks as the default (lb-adaptive,
- * cc-fixed) registered under their names, on an engine group of the default size with the given
+ * Soft RNICs and a connector with the policies the binding ranks as the default (lb-proportional,
+ * cc-fixed) and lb-adaptive registered under their names, on an engine group of the default size with the given
  * backoff window. In one process ({@link #LatencyRig(boolean, int, long)}): devices a and b with
  * {@code paths} vNICs each, on the in-process fabric (unshaped links) or on the UDP wire over
  * loopback (a: 127.0.1.i, b: 127.0.2.i); {@link #connect} makes one multipath connection between

@@ -14,4 +14,10 @@ public @interface ProportionalConfig {
     @AttributeDefinition(description = "Paths whose capacity is below this percentage of the fastest"
             + " path's get no data (UCX drops lanes 4x slower, i.e. 25); 0 keeps every path.", min = "0", max = "100")
     int minRelativeCapacityPercent() default 0;
+
+    @AttributeDefinition(description = "No path gets a share of a message smaller than this (bytes): the"
+            + " slowest paths are left out of a message until every share is at least this large, so a"
+            + " message just above the split threshold is not cut into chunks smaller than it; 0 splits"
+            + " over every path.", min = "0")
+    long minShareBytes() default ProportionalPolicy.DEFAULT_MIN_SHARE_BYTES;
 }

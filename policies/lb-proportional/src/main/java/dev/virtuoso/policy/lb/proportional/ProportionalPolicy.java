@@ -37,13 +37,18 @@ public final class ProportionalPolicy implements LoadBalancerPolicy {
     /** ConfigAdmin PID of the defaults. */
     public static final String PID = "dev.virtuoso.policy.lb.proportional";
 
+    /** Default of {@code minShareBytes}: the split threshold's default, ConnectOptions' 64 KiB. */
+    public static final long DEFAULT_MIN_SHARE_BYTES = 65536;
+
     private volatile int defaultMinRelativePercent;
+    private volatile long defaultMinShareBytes = DEFAULT_MIN_SHARE_BYTES;
 
     /** @param config configured defaults */
     @Activate
     @Modified
     void configure(ProportionalConfig config) {
         defaultMinRelativePercent = percent(config.minRelativeCapacityPercent());
+        defaultMinShareBytes = minShare(config.minShareBytes());
     }
 
     @Override
@@ -54,7 +59,15 @@ public final class ProportionalPolicy implements LoadBalancerPolicy {
     @Override
     public LoadBalancerSession newSession(PolicyContext context, PathStateView paths) {
         int minPercent = percent(context.longProperty(NAME + ".minRelativeCapacityPercent", defaultMinRelativePercent));
-        return new ProportionalSession(paths, minPercent / 100.0);
+        long minShare = minShare(context.longProperty(NAME + ".minShareBytes", defaultMinShareBytes));
+        return new ProportionalSession(paths, minPercent / 100.0, minShare);
+    }
+
+    private static long minShare(long v) {
+        if (v < 0) {
+            throw new IllegalArgumentException(NAME + ".minShareBytes must be >= 0: " + v);
+        }
+        return v;
     }
 
     private static int percent(long v) {

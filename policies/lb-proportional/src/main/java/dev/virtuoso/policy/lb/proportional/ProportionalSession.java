@@ -31,6 +31,7 @@ final class ProportionalSession implements LoadBalancerSession {
 
     private final PathStateView paths;
     private final double minRelative;
+    private final long minShare;
     private int[] dataChunks = new int[0];
     private long[] left = new long[0];
     /** Weight of each path in the last split (0: not part of it). */
@@ -42,9 +43,10 @@ final class ProportionalSession implements LoadBalancerSession {
     private int lastPath = -1;
     private int next;
 
-    ProportionalSession(PathStateView paths, double minRelative) {
+    ProportionalSession(PathStateView paths, double minRelative, long minShare) {
         this.paths = paths;
         this.minRelative = minRelative;
+        this.minShare = minShare;
         fit();
     }
 
@@ -148,6 +150,9 @@ final class ProportionalSession implements LoadBalancerSession {
             }
         }
         double level = finishLevel(totalBytes, n);
+        while (leaveOutSmallestBelowMinShare(level, n)) {
+            level = finishLevel(totalBytes, n);
+        }
         long given = 0;
         int largest = -1;
         double largestShare = 0;
@@ -163,6 +168,33 @@ final class ProportionalSession implements LoadBalancerSession {
             }
         }
         left[largest] += totalBytes - given; // the rounding
+    }
+
+    /**
+     * If a path of the split would get less than {@code minShare} bytes (and more than one path takes
+     * part), leaves the one with the smallest share out of this message.
+     *
+     * @return whether a path was left out (the level must be found again)
+     */
+    private boolean leaveOutSmallestBelowMinShare(double level, int n) {
+        int taking = 0;
+        int smallest = -1;
+        double smallestShare = 0;
+        for (int p = 0; p < n; p++) {
+            if (weight[p] > 0 && !backlogged[p]) {
+                taking++;
+                double share = weight[p] * level - paths.inFlightBytes(p);
+                if (smallest < 0 || share < smallestShare) {
+                    smallest = p;
+                    smallestShare = share;
+                }
+            }
+        }
+        if (taking <= 1 || smallestShare >= minShare) {
+            return false;
+        }
+        weight[smallest] = 0;
+        return true;
     }
 
     /**

@@ -19,7 +19,8 @@ class ProportionalAllocationTest {
 
     private static ProportionalSession session(FakePaths paths, int minPercent) {
         return (ProportionalSession) new ProportionalPolicy().newSession(
-                new PolicyContext("c", Map.of("lb-proportional.minRelativeCapacityPercent", minPercent)), paths);
+                new PolicyContext("c", Map.of("lb-proportional.minRelativeCapacityPercent", minPercent,
+                        "lb-proportional.minShareBytes", 0)), paths); // byte-level equation 1: no minimum share
     }
 
     private static FakePaths paths(double... probed) {
@@ -100,6 +101,31 @@ class ProportionalAllocationTest {
         assertEquals(0, s.allocated(0));
         assertEquals(500, s.allocated(1));
         assertEquals(1, out.path());
+    }
+
+    @Test
+    void noPathGetsLessThanTheMinimumShare() {
+        FakePaths p = paths(200, 100, 50, 25);
+        ProportionalSession s = (ProportionalSession) new ProportionalPolicy().newSession(
+                new PolicyContext("c", Map.of()), p); // the default minimum: 64 KiB
+        s.onMessageStart(1, 375 * 1024);
+        // 200/100/50/25 KiB: the 25 KiB share is below 64 KiB, so path 3 is left out; then 50 of 350 x
+        // 375 KiB = 53.6 KiB is too: path 2 as well; 375 KiB over 200 and 100 KiB/s remains
+        assertEquals(256000, s.allocated(0));
+        assertEquals(128000, s.allocated(1));
+        assertEquals(0, s.allocated(2));
+        assertEquals(0, s.allocated(3));
+        s.onMessageStart(2, 60 * 1024);
+        assertEquals(60 * 1024, s.allocated(0), "below the minimum on any split: whole on the fastest path");
+        s.onMessageStart(3, 16L << 20);
+        assertEquals(16L << 20, s.allocated(0) + s.allocated(1) + s.allocated(2) + s.allocated(3));
+        assertTrue(s.allocated(3) > 0, "a large message goes over every path");
+    }
+
+    @Test
+    void theMinimumShareMustNotBeNegative() {
+        assertThrows(IllegalArgumentException.class, () -> new ProportionalPolicy().newSession(
+                new PolicyContext("c", Map.of("lb-proportional.minShareBytes", -1)), paths(1)));
     }
 
     @Test

@@ -21,8 +21,11 @@ import dev.virtuoso.spi.policy.PolicyContext;
 class ProportionalPolicyTest {
     private static final double MBIT = 1e6 / 8;
 
+    /** Without a minimum share unless the test sets one: these tests check equation 1 on small byte counts. */
     private static LoadBalancerSession session(FakePaths paths, Map<String, Object> props) {
-        return new ProportionalPolicy().newSession(new PolicyContext("c", props), paths);
+        Map<String, Object> all = new java.util.HashMap<>(Map.of("lb-proportional.minShareBytes", 0));
+        all.putAll(props);
+        return new ProportionalPolicy().newSession(new PolicyContext("c", all), paths);
     }
 
     /** Places a message the way the core does; returns bytes per path, records the path order. */

@@ -183,7 +183,7 @@ public final class PolicyBench {
         System.out.printf("%n## lossy paths 4 x 100 Mbit/s %s, QP retry count %d, ack timeout %d, lb-roundrobin%n",
                 LOSSY_LINK, Integer.getInteger("bench.retryCount", 7), Integer.getInteger("bench.ackTimeout", 14));
         List<String> rows = new ArrayList<>();
-        for (String loss : new String[] {"1%", "5%"}) {
+        for (String loss : System.getProperty("bench.losses", "0.1%,1%,5%").split(",")) {
             for (String cc : new String[] {"cc-chunkprobe", "cc-fixed"}) {
                 System.out.println("- loss " + loss + " " + cc);
                 try (BenchPair pair = new BenchPair(links(mbit, "loss=" + loss + " " + LOSSY_LINK),
@@ -192,13 +192,13 @@ public final class PolicyBench {
                     WriteStream.Result r = run(pair, seconds, List.of());
                     double g = r.goodputBits(2000, seconds * 1000) / 1e6;
                     String sizes = cc.equals("cc-chunkprobe") ? chunkSizes(pair.chunkProbe.statistics(id)) : "1048576 (fixed)";
-                    rows.add(String.format(Locale.ROOT, "| %s | %s | %.1f | %d | %d | %d | %s |", loss, cc, g,
-                            r.requestsCompleted(), r.undrained(), r.mismatches(), sizes));
+                    rows.add(String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f | %d | %d | %d | %s |", loss, cc, g,
+                            100 * g / (100.0 * mbit.length), r.requestsCompleted(), r.undrained(), r.mismatches(), sizes));
                 }
             }
         }
-        System.out.println("\n| loss | congestion avoidance | goodput Mbit/s (2 s..end) | MP_WRITEs ok | not done 20 s after the end | mismatches | chunk size: safe per path / avg completed |");
-        System.out.println("|---|---|---|---|---|---|---|");
+        System.out.println("\n| loss | congestion avoidance | goodput Mbit/s (2 s..end) | % of capacity | MP_WRITEs ok | not done 20 s after the end | mismatches | chunk size: safe per path / avg completed |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
     }
 

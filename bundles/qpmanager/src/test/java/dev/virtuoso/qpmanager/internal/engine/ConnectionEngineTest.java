@@ -75,9 +75,9 @@ class ConnectionEngineTest {
         assertTrue(rig.cqClosed, "verbs resources released");
         assertTrue(rig.calls.contains("close"), "decomposition closed: " + rig.calls);
         assertTrue(rig.reassemblyCalls.contains("close"), "reassembly closed: " + rig.reassemblyCalls);
-        assertTrue(rig.reassemblyCalls.contains("flush FLUSHED") || rig.reassemblyCalls.stream()
-                .anyMatch(c -> c.startsWith("flush ") && c.endsWith(" FLUSHED")), "receives flushed: "
-                + rig.reassemblyCalls);
+        assertTrue(rig.reassemblyCalls.contains("flush FLUSHED"), "receives flushed: " + rig.reassemblyCalls);
+        assertFalse(rig.socket.isOpen(), "control channel closed");
+        assertTrue(rig.qpClosed, "paths closed");
         assertEquals(0, e.duty(), "an ended engine does nothing");
     }
 
@@ -103,6 +103,15 @@ class ConnectionEngineTest {
         assertEquals(16 + EngineRig.MAX_RECEIVES, ConnectionEngine.maxMessages(rig.options, e.reassembly()));
         assertEquals(WrIdTags.CHUNK, rig.config.wrIdTag());
         assertEquals("c1", rig.conn.id());
+        assertEquals(rig.setup.reassembly, e.reassembly());
+        assertTrue(e.decomposition().toString().contains("scripted"), "the decomposer's decomposition");
+        assertEquals(rig.conn, e.connection());
+        assertEquals(rig.setup.slots.get(0), e.paths().slot(0), "the established path");
+        assertEquals(0x301, e.paths().slot(0).qp.qpNum());
+        assertFalse(e.monitor().monitored());
+        assertTrue(e.policies() != null && e.registry() != null);
+        assertEquals(1, e.pathStatsNow().size(), "one path");
+        assertEquals(3, e.pathStatsNow().get(0).retransmissions(), "its QP's counters");
         assertEquals(ConnectionState.ESTABLISHED, rig.conn.state());
         assertFalse(e.ended());
         assertFalse(e.finished());
@@ -721,6 +730,218 @@ class ConnectionEngineTest {
         e.abort("x");
         e.join(60_000);
         assertTrue(e.finished());
-        assertEquals(List.of(), e.finalStats());
+    }
+
+    // ---------------------------------------------------------------- more of the cycle
+
+    @Test
+    void everyStageOfTheCycleCountsAsWork() throws Exception {
+        MemoryRegion r = rig.region(4096);
+        rig.conn.postSend(1, r, 0, 8);
+        rig.reserve.add(new Object[] {Reassembly.SMALL, 1L, 0, 0L, 0, false});
+        rig.notices.add(new PlacementNotice().set(2, 0x2000, 0x31, 24, 1, 11));
+        rig.scheduleWork = 30;
+        rig.deliverWork = 500;
+        rig.reassemblyWork = 7000;
+        int ticks = rig.ticks;
+        assertEquals(1 + 1 + 1 + 30 + 500 + 7000, e.duty());
+        assertEquals(ticks + 1, rig.ticks, "the decomposition's clock advanced");
+        rig.scheduleWork = 0;
+        rig.deliverWork = 0;
+        rig.reassemblyWork = 0;
+        assertEquals(0, e.duty());
+        assertEquals(ticks + 2, rig.ticks);
+    }
+
+    @Test
+    void aPathRemovalsWorkCounts() throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(64);
+        new dev.virtuoso.qpmanager.internal.bootstrap.PathMessages.PathRef(0x501).encode(b);
+        b.flip();
+        byte[] body = new byte[b.remaining()];
+        b.get(body);
+        rig.inbound(Protocol.REMOVE_PATH, body);
+        assertEquals(2, e.duty(), "the frame and the PATH_DRAINED it answers");
+        List<LinkRig.Frame> f = rig.frames();
+        assertEquals(1, f.size());
+        assertEquals(Protocol.PATH_DRAINED, f.get(0).type());
+    }
+
+    @Test
+    void receivesAreDeliveredToTheApplication() {
+        rig.deliverReceive = new long[] {77, 1234};
+        e.duty();
+        MpCompletion c = rig.onlyCompletion();
+        assertEquals(77, c.wrId());
+        assertEquals(MpOpcode.RECV, c.opcode());
+        assertEquals(MpStatus.SUCCESS, c.status());
+        assertEquals(1234, c.byteLength());
+        assertEquals(2, c.paths());
+        assertEquals("recv", c.detail());
+    }
+
+    @Test
+    void probeCompletionsGoToTheMonitorLink() {
+        rig.cqe(WrIdTags.PROBE | 4);
+        rig.cqe(5);
+        rig.cqe(6);
+        assertEquals(3, e.duty());
+        assertEquals(1, e.monitor().staleProbeCompletions(), "a probe the link no longer knows");
+        assertEquals(2, e.unknownCompletions());
+    }
+
+    @Test
+    void aFrameOfTypeZeroIsUnexpected() {
+        rig.inbound(0);
+        e.duty();
+        assertEndedWith(ConnectionState.FAILED, "peer broke the control protocol: ");
+    }
+
+    @Test
+    void framesQueuedWithTheEndOfStreamDuringTheCycleAreRead() {
+        rig.onPoll = () -> {
+            // the I/O thread, after this cycle read the ring: the peer's last frame, then the end
+            rig.inbound(Protocol.DISCONNECT, (byte) 0, (byte) 0);
+            rig.channel.loopStopped();
+        };
+        e.duty();
+        assertEnded(ConnectionState.CLOSED, "peer disconnected");
+    }
+
+    @Test
+    void theEndOfAConnectionIsWorkOfItsCycle() throws Exception {
+        rig.inbound(Protocol.DISCONNECT, (byte) 0, (byte) 0);
+        assertEquals(2, e.duty(), "the frame and the end");
+        rig.close();
+        rig = new EngineRig();
+        e = rig.engine;
+        rig.channel.loopStopped();
+        assertEquals(1, e.duty(), "the end");
+        assertEndedWith(ConnectionState.FAILED, "peer gone: ");
+    }
+
+    @Test
+    void aFailoverTimeoutIsTheCyclesWork() {
+        rig.counters.add(DecompositionCounters.Counter.FAILOVER_TIMEOUT);
+        assertEquals(1, e.duty());
+        assertTrue(e.ended());
+    }
+
+    @Test
+    void nothingCanBePostedWhileTheConnectionIsTornDown() throws Exception {
+        MemoryRegion r = rig.region(4096);
+        List<String> outcome = new ArrayList<>();
+        rig.onFlush = () -> {
+            try {
+                rig.conn.postWrite(5, r, 0, 1, REMOTE, 0);
+                outcome.add("posted");
+            } catch (dev.virtuoso.api.VirtuosoException x) {
+                outcome.add("refused");
+            }
+        };
+        e.abort("stop");
+        assertEquals(List.of("refused"), outcome);
+    }
+
+    @Test
+    void aFailingReleaseStillReleasesTheRest() {
+        rig.closeFails = true;
+        e.abort("stop");
+        assertEnded(ConnectionState.FAILED, "stop");
+    }
+
+    @Test
+    void theFinalStatsAreThePathsAtTheEnd() {
+        e.abort("stop");
+        assertEquals(1, e.finalStats().size());
+        assertEquals(3, e.finalStats().get(0).retransmissions());
+        assertTrue(e.finalDescription().contains("paths=["), e.finalDescription());
+    }
+
+    @Test
+    void aConnectionThatCannotBeAssembledClosesItsControlChannel() throws Exception {
+        java.nio.channels.SocketChannel s = java.nio.channels.SocketChannel.open();
+        IllegalStateException x = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> rig.another((c, w) -> {
+                    throw new IllegalStateException("no decomposition");
+                }, s));
+        assertEquals("no decomposition", x.getMessage());
+        assertFalse(s.isOpen());
+    }
+
+    // ---------------------------------------------------------------- waking
+
+    private void goQuiet() {
+        e.armCq();
+        assertTrue(e.quiet());
+        assertFalse(e.queued());
+    }
+
+    @Test
+    void everyWayOfWakingAQuietEngineQueuesIt() throws Exception {
+        goQuiet();
+        e.command(x -> { });
+        assertTrue(e.queued(), "a command");
+        e.duty();
+        goQuiet();
+        e.wakeAlways();
+        assertTrue(e.queued(), "wakeAlways");
+        goQuiet();
+        e.completionEvent();
+        assertTrue(e.queued(), "a completion event");
+        e.duty();
+        goQuiet();
+        MemoryRegion r = rig.region(64);
+        rig.conn.postWrite(1, r, 0, 1, REMOTE, 0);
+        assertTrue(e.queued(), "a request");
+        e.duty();
+        goQuiet();
+        e.requestClose(60_000_000_000L);
+        assertTrue(e.queued(), "a close");
+    }
+
+    @Test
+    void aWokenEngineIsRunByItsAgent() {
+        goQuiet();
+        List<String> ran = new ArrayList<>();
+        e.command(x -> ran.add("command"));
+        assertTrue(rig.agent.doWork() > 0);
+        assertEquals(List.of("command"), ran, "the agent took it from its wake-up queue");
+    }
+
+    @Test
+    void aStartedEngineIsRunByItsAgentAndHearsItsRegistry() throws Exception {
+        rig.agent.onStart(); // this thread is the agent's
+        e.start();
+        assertEquals(Thread.currentThread(), e.thread());
+        int ticks = rig.ticks;
+        assertTrue(rig.agent.doWork() > 0);
+        assertEquals(ticks + 1, rig.ticks, "the agent ran a cycle");
+        assertTrue(rig.calls.stream().anyMatch(c -> c.startsWith("loadBalancer")), "sessions started: " + rig.calls);
+        goQuiet();
+        dev.virtuoso.spi.policy.LoadBalancerPolicy lb = (dev.virtuoso.spi.policy.LoadBalancerPolicy) java.lang.reflect.Proxy
+                .newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {dev.virtuoso.spi.policy.LoadBalancerPolicy.class}, (p, m, a) -> null);
+        e.registry().add("other", lb);
+        assertTrue(e.queued(), "the registry's news is a command");
+        assertEquals(1, e.duty());
+        goQuiet();
+        e.registry().remove("other", lb);
+        assertTrue(e.queued());
+        assertEquals(1, e.duty());
+        e.join(60_000); // the agent's own thread does not wait for itself
+        assertFalse(e.finished());
+        e.abort("stop");
+        goQuiet();
+        e.registry().add("third", lb);
+        assertTrue(e.quiet(), "an ended connection no longer listens");
+    }
+
+    @Test
+    void anInterruptedJoinKeepsTheInterrupt() {
+        Thread.currentThread().interrupt();
+        e.join(60_000);
+        assertTrue(Thread.interrupted(), "still interrupted");
+        assertFalse(e.finished());
     }
 }

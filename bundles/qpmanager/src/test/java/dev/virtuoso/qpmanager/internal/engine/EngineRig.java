@@ -63,6 +63,18 @@ final class EngineRig implements AutoCloseable {
     final MpConnection conn;
     final ControlChannel channel;
     final List<MpConnection> closed = new ArrayList<>();
+    final SocketChannel socket;
+    /** The connection's one path, established at set-up (its peer QP is 0x501). */
+    final PathSlot path;
+    boolean qpClosed;
+    /** Run inside the CQ poll (as the I/O thread might act meanwhile), or {@code null}. */
+    Runnable onPoll;
+    /** Run when the reassembly is flushed, or {@code null}. */
+    Runnable onFlush;
+    /** The receive completion {@code deliver} reports (wrId, length), or {@code null}. */
+    long[] deliverReceive;
+    int ticks;
+    boolean closeFails;
 
     // ---- the CQ
     final ArrayDeque<long[]> cqe = new ArrayDeque<>();
@@ -113,12 +125,17 @@ final class EngineRig implements AutoCloseable {
         setup.reassembly = reassembly();
         setup.client = true;
         agent.assign();
+        path = new PathSlot(java.net.InetAddress.getByName("10.0.1.1"), java.net.InetAddress.getByName("10.0.2.1"), 0,
+                qp(), 1, 64, setup.reassembly);
+        path.remoteQpn = 0x501;
+        setup.slots.add(path);
         Decomposer decomposer = (c, w) -> {
             config = c;
             wiring = w;
             return decomposition();
         };
-        engine = new ConnectionEngine(setup, new ScratchRegion(0x90000, 0x77, 8192), SocketChannel.open(),
+        socket = SocketChannel.open();
+        engine = new ConnectionEngine(setup, new ScratchRegion(0x90000, 0x77, 8192), socket,
                 ByteBuffer.allocate(0), new InetSocketAddress("127.0.0.1", 7000), decomposer, new PolicyRegistry(),
                 null, null, closed::add);
         conn = engine.connection();
@@ -201,6 +218,31 @@ final class EngineRig implements AutoCloseable {
 
     // ---------------------------------------------------------------- scripted parts
 
+    /** A second engine over this rig's set-up, built with {@code decomposer} (construction may fail). */
+    ConnectionEngine another(Decomposer decomposer, SocketChannel socket) throws Exception {
+        return new ConnectionEngine(setup, new ScratchRegion(0x90000, 0x77, 8192), socket, ByteBuffer.allocate(0),
+                new InetSocketAddress("127.0.0.1", 7000), decomposer, new PolicyRegistry(), null, null, closed::add);
+    }
+
+    private dev.virtuoso.spi.verbs.IbvQp qp() {
+        return (dev.virtuoso.spi.verbs.IbvQp) Proxy.newProxyInstance(dev.virtuoso.spi.verbs.IbvQp.class.getClassLoader(),
+                new Class<?>[] {dev.virtuoso.spi.verbs.IbvQp.class}, (proxy, m, args) -> switch (m.getName()) {
+                    case "qpNum" -> 0x301;
+                    case "modifyQp" -> null;
+                    case "close" -> {
+                        qpClosed = true;
+                        yield null;
+                    }
+                    case "counters" -> (dev.virtuoso.spi.verbs.VerbsCounters) Proxy.newProxyInstance(
+                            dev.virtuoso.spi.verbs.VerbsCounters.class.getClassLoader(),
+                            new Class<?>[] {dev.virtuoso.spi.verbs.VerbsCounters.class}, (p2, m2, a2) -> 3L);
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> "qp 0x301";
+                    default -> throw new AssertionError("unexpected " + m.getName());
+                });
+    }
+
     private static Object zero(Method m) {
         Class<?> t = m.getReturnType();
         if (t == int.class) {
@@ -237,7 +279,18 @@ final class EngineRig implements AutoCloseable {
                     case "messagesInProgress" -> messages;
                     case "chunksInFlight" -> chunks;
                     case "counters" -> counters;
-                    case "tick", "messagesAwaitingFence", "maxChunkBytes", "maxOutstandingChunks" -> zero(m);
+                    case "tick" -> {
+                        ticks++;
+                        yield null;
+                    }
+                    case "close" -> {
+                        calls.add("close");
+                        if (closeFails) {
+                            throw new IllegalStateException("scripted close failure");
+                        }
+                        yield null;
+                    }
+                    case "messagesAwaitingFence", "maxChunkBytes", "maxOutstandingChunks" -> zero(m);
                     case "toString" -> "scripted decomposition";
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "equals" -> proxy == args[0];
@@ -292,7 +345,21 @@ final class EngineRig implements AutoCloseable {
                         yield true;
                     }
                     case "noticesPending" -> noticesPending;
-                    case "deliver" -> deliverWork;
+                    case "deliver" -> {
+                        if (deliverReceive != null) {
+                            ((dev.virtuoso.reassembler.ReceiveCompletionSink) args[0]).onReceiveComplete(
+                                    deliverReceive[0], dev.virtuoso.api.MpStatus.SUCCESS, deliverReceive[1], 2, "recv");
+                            deliverReceive = null;
+                        }
+                        yield deliverWork;
+                    }
+                    case "flush" -> {
+                        reassemblyCalls.add("flush " + args[1]);
+                        if (onFlush != null) {
+                            onFlush.run();
+                        }
+                        yield 0;
+                    }
                     case "duty" -> reassemblyWork;
                     case "receivesInProgress" -> 0;
                     case "toString" -> "scripted reassembly";
@@ -351,6 +418,11 @@ final class EngineRig implements AutoCloseable {
                         polls++;
                         if (pollFails != null) {
                             throw pollFails;
+                        }
+                        if (onPoll != null) {
+                            Runnable r = onPoll;
+                            onPoll = null;
+                            r.run();
                         }
                         IbvWc[] wcs = (IbvWc[]) args[0];
                         int n = 0;

@@ -944,4 +944,65 @@ class ConnectionEngineTest {
         assertTrue(Thread.interrupted(), "still interrupted");
         assertFalse(e.finished());
     }
+
+    // ---------------------------------------------------------------- the control channel's I/O requests
+
+    /** Whether the channel asked its I/O thread for service (the stopped loop never clears it). */
+    private static java.util.concurrent.atomic.AtomicBoolean ioRequested(ControlChannel c) throws Exception {
+        java.lang.reflect.Field f = ControlChannel.class.getDeclaredField("requested");
+        f.setAccessible(true);
+        return (java.util.concurrent.atomic.AtomicBoolean) f.get(c);
+    }
+
+    @Test
+    void onlyACycleThatWroteFramesFlushesTheChannel() throws Exception {
+        ioRequested(rig.channel).set(false);
+        e.duty();
+        assertFalse(ioRequested(rig.channel).get(), "nothing written, nothing flushed");
+        e.command(x -> {
+            ByteBuffer b = rig.setup.writer.claim();
+            b.put((byte) 1);
+            rig.setup.writer.commit(b);
+        });
+        e.duty();
+        assertTrue(ioRequested(rig.channel).get(), "flushed");
+    }
+
+    @Test
+    void startingHandsTheChannelToItsIoThread() throws Exception {
+        ioRequested(rig.channel).set(false);
+        e.start();
+        assertTrue(ioRequested(rig.channel).get());
+    }
+
+    // ---------------------------------------------------------------- policies coming and going
+
+    @Test
+    void theChosenLoadBalancerIsInstalledWhenItAppearsAndLeftWhenItGoes() throws Exception {
+        rig.close();
+        rig = new EngineRig(dev.virtuoso.api.ConnectOptions.builder().maxOutstanding(16).loadBalancer("mine").build());
+        e = rig.engine;
+        e.start();
+        assertEquals(List.of("loadBalancer [null]"), rig.calls.stream().filter(c -> c.startsWith("loadBalancer"))
+                .toList(), "not registered yet: the built-in one");
+        rig.calls.clear();
+        Object session = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {dev.virtuoso.spi.policy.LoadBalancerSession.class}, (p, m, a) -> switch (m.getName()) {
+                    case "toString" -> "session";
+                    default -> null;
+                });
+        dev.virtuoso.spi.policy.LoadBalancerPolicy lb = (dev.virtuoso.spi.policy.LoadBalancerPolicy) java.lang.reflect.Proxy
+                .newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {dev.virtuoso.spi.policy.LoadBalancerPolicy.class},
+                        (p, m, a) -> "newSession".equals(m.getName()) ? session : null);
+        e.registry().add("mine", lb);
+        e.duty();
+        assertEquals(List.of("loadBalancer [session]"), rig.calls.stream().filter(c -> c.startsWith("loadBalancer"))
+                .toList(), "installed when it appeared");
+        rig.calls.clear();
+        e.registry().remove("mine", lb);
+        e.duty();
+        assertEquals(List.of("loadBalancer [null]"), rig.calls.stream().filter(c -> c.startsWith("loadBalancer"))
+                .toList(), "back to the built-in one");
+    }
 }

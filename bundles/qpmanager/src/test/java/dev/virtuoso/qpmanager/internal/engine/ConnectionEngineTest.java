@@ -728,6 +728,7 @@ class ConnectionEngineTest {
     @Test
     void aFinishedEngineDoesNotWait() {
         e.abort("x");
+        assertTrue(e.finished(), "released");
         e.join(60_000);
         assertTrue(e.finished());
     }
@@ -1004,5 +1005,20 @@ class ConnectionEngineTest {
         e.duty();
         assertEquals(List.of("loadBalancer [null]"), rig.calls.stream().filter(c -> c.startsWith("loadBalancer"))
                 .toList(), "back to the built-in one");
+    }
+
+    // ---------------------------------------------------------------- with a path monitor
+
+    @Test
+    void aMonitoredConnectionHearsItsPathsAndWakesForHousekeeping() throws Exception {
+        rig.close();
+        ScriptedMonitor monitor = new ScriptedMonitor();
+        rig = new EngineRig(dev.virtuoso.api.ConnectOptions.builder().maxOutstanding(16).build(), monitor);
+        e = rig.engine;
+        assertTrue(monitor.events.contains("added 0"), "the monitor heard the established path: " + monitor.events);
+        assertTrue(e.monitor().monitored());
+        assertEquals(100 + ConnectionEngine.HOUSEKEEPING_NANOS, e.timer(100), "quiet, but the monitor's clock runs");
+        rig.messages = 1;
+        assertEquals(100 + ConnectionEngine.BUSY_TICK_NANOS, e.timer(100), "work in flight comes first");
     }
 }

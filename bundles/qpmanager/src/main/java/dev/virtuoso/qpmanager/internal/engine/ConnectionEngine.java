@@ -290,6 +290,11 @@ final class ConnectionEngine {
         return reassembly;
     }
 
+    /** The connection's control channel (tests read and write its rings). */
+    ControlChannel channel() {
+        return channel;
+    }
+
     // ---------------------------------------------------------------- other threads
 
     void command(Command c) {

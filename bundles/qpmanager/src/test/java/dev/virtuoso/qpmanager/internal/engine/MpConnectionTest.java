@@ -322,6 +322,18 @@ class MpConnectionTest {
     }
 
     @Test
+    void aWaiterTakesACompletionPublishedWhileItWaits() throws Exception {
+        MpCompletion out = new MpCompletion();
+        Thread engine = new Thread(() -> c.complete(42, MpOpcode.WRITE, MpStatus.SUCCESS, 5, 1, null), "fake-engine");
+        engine.start();
+        assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS), "taken before the deadline");
+        engine.join();
+        assertEquals(42, out.wrId());
+        assertEquals(MpOpcode.WRITE, out.opcode());
+        assertFalse(c.awaitCompletion(out, 2, TimeUnit.MILLISECONDS), "one completion, taken once");
+    }
+
+    @Test
     void theCompletionRingNeverOverflowsSilently() {
         int offered = 0;
         IllegalStateException e = null;

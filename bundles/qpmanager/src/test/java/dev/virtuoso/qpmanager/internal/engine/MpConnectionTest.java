@@ -322,15 +322,50 @@ class MpConnectionTest {
     }
 
     @Test
-    void aWaiterTakesACompletionPublishedWhileItWaits() throws Exception {
-        MpCompletion out = new MpCompletion();
-        Thread engine = new Thread(() -> c.complete(42, MpOpcode.WRITE, MpStatus.SUCCESS, 5, 1, null), "fake-engine");
-        engine.start();
-        assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS), "taken before the deadline");
-        engine.join();
-        assertEquals(42, out.wrId());
-        assertEquals(MpOpcode.WRITE, out.opcode());
-        assertFalse(c.awaitCompletion(out, 2, TimeUnit.MILLISECONDS), "one completion, taken once");
+    void aWaiterTakesACompletionPublishedWhileItWaitsAndItsPermitComesBack() throws Exception {
+        for (long delayMillis : new long[] {0, 20}) {
+            assertThrows(NullPointerException.class, () -> c.postSend(1, all, 0, 1));
+            assertThrows(NullPointerException.class, () -> c.postSend(2, all, 0, 1));
+            c.requests.release();
+            c.requests.release();
+            assertEquals(Reason.QUEUE_FULL, assertThrows(VirtuosoException.class, () -> c.postSend(3, all, 0, 1))
+                    .reason(), "no permit left");
+            MpCompletion out = new MpCompletion();
+            // published at once (taken while the waiter spins) or later (taken after it blocked)
+            Thread engine = new Thread(() -> {
+                try {
+                    Thread.sleep(delayMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                c.complete(42, MpOpcode.SEND, MpStatus.SUCCESS, 5, 1, null);
+            }, "fake-engine");
+            engine.start();
+            assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS), "taken before the deadline");
+            engine.join();
+            assertEquals(42, out.wrId());
+            assertEquals(MpOpcode.SEND, out.opcode());
+            assertFalse(c.awaitCompletion(out, 2, TimeUnit.MILLISECONDS), "one completion, taken once");
+            handedOver(() -> c.postSend(4, all, 0, 1)); // the permit came back
+            c.complete(2, MpOpcode.SEND, MpStatus.SUCCESS, 1, 1, null);
+            assertEquals(1, c.pollCompletions(new MpCompletion[] {new MpCompletion()}));
+        }
+    }
+
+    @Test
+    void pathAndPolicyCallsOfAClosedConnectionAreRefusedBeforeTheEngine() {
+        c.state(ConnectionState.CLOSED, "done");
+        for (Executable call : List.<Executable>of(() -> c.addPath(InetAddress.getLoopbackAddress(),
+                InetAddress.getLoopbackAddress()), () -> c.removePath(0), () -> c.setLoadBalancer("x"),
+                () -> c.setCongestionAvoidance("y"))) {
+            VirtuosoException e = assertThrows(VirtuosoException.class, call);
+            assertEquals(Reason.CLOSED, e.reason());
+            assertEquals("connection c1 is CLOSED (done)", e.getMessage());
+        }
+        assertThrows(NullPointerException.class, () -> c.addPath(null, InetAddress.getLoopbackAddress()));
+        assertThrows(NullPointerException.class, () -> c.addPath(InetAddress.getLoopbackAddress(), null));
+        assertThrows(NullPointerException.class, () -> c.setLoadBalancer(null));
+        assertThrows(NullPointerException.class, () -> c.setCongestionAvoidance(null));
     }
 
     @Test

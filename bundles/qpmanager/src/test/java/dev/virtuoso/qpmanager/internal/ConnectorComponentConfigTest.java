@@ -21,11 +21,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.virtuoso.decomposer.internal.DecomposerComponent;
+import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.qpmanager.internal.bootstrap.PeerLimits;
 import dev.virtuoso.qpmanager.internal.engine.BootstrapLimits;
 import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
 import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
+import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
+import dev.virtuoso.spi.policy.CongestionAvoidancePolicy;
+import dev.virtuoso.spi.policy.LoadBalancerPolicy;
+import dev.virtuoso.spi.verbs.VerbsProvider;
 
 /**
  * {@link ConnectorComponent}'s configuration: every attribute reaches the settings and limits it
@@ -172,5 +177,77 @@ class ConnectorComponentConfigTest {
             c.deactivate();
         }
         assertEquals(List.of(), c.engines().threads());
+    }
+
+    @Test
+    void theConnectorGetsTheLimitsTheObserverAndTheMonitorFactory() throws Exception {
+        ConnectorComponent c = component();
+        PathMonitorFactory early = (id, props, bytes) -> null;
+        c.addPathMonitors(early);
+        c.activate(config(Map.of("engineAgents", 1, "acceptQueue", 5)), null);
+        try {
+            Object connector = get(c, "connector");
+            assertEquals(5, ((BootstrapLimits) get(connector, "bootstrap")).acceptQueue());
+            assertSame(get(c, "publisher"), get(connector, "observer"));
+            assertSame(early, get(connector, "monitors"), "a factory bound before activation");
+            c.modified(config(Map.of("acceptQueue", 6)));
+            assertEquals(6, ((BootstrapLimits) get(connector, "bootstrap")).acceptQueue());
+            PathMonitorFactory later = (id, props, bytes) -> null;
+            c.addPathMonitors(later);
+            assertSame(later, get(c, "monitors"));
+            assertSame(later, get(connector, "monitors"));
+            c.removePathMonitors(early);
+            assertSame(later, get(c, "monitors"), "another factory's unbind keeps this one");
+            c.removePathMonitors(later);
+            assertNull(get(c, "monitors"));
+            assertNull(get(connector, "monitors"));
+        } finally {
+            c.deactivate();
+        }
+    }
+
+    @Test
+    void providersAndPoliciesAreKeptByTheirServiceNames() throws Exception {
+        ConnectorComponent c = component();
+        @SuppressWarnings("unchecked")
+        Map<String, VerbsProvider> providers = (Map<String, VerbsProvider>) get(c, "providers");
+        PolicyRegistry registry = (PolicyRegistry) get(c, "registry");
+        VerbsProvider p = (VerbsProvider) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {VerbsProvider.class}, (proxy, m, args) -> switch (m.getName()) {
+                    case "name" -> "own-name";
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+        c.addProvider(p, Map.of(VerbsProvider.PROVIDER_PROPERTY, "configured"));
+        c.addProvider(p, Map.of());
+        assertEquals(Map.of("configured", p, "own-name", p), providers);
+        c.removeProvider(p, Map.of(VerbsProvider.PROVIDER_PROPERTY, "configured"));
+        assertEquals(Map.of("own-name", p), providers);
+        LoadBalancerPolicy lb = (LoadBalancerPolicy) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {LoadBalancerPolicy.class}, (proxy, m, args) -> switch (m.getName()) {
+                    case "name" -> "lb-own";
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+        CongestionAvoidancePolicy cc = (CongestionAvoidancePolicy) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {CongestionAvoidancePolicy.class}, (proxy, m, args) -> switch (m.getName()) {
+                    case "name" -> "cc-own";
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+        c.addLoadBalancer(lb, Map.of(LoadBalancerPolicy.NAME_PROPERTY, "lb-configured"));
+        c.addLoadBalancer(lb, Map.of());
+        c.addCongestionAvoidance(cc, Map.of(LoadBalancerPolicy.NAME_PROPERTY, "cc-configured"));
+        assertSame(lb, registry.loadBalancer("lb-configured"));
+        assertSame(lb, registry.loadBalancer("lb-own"));
+        assertSame(cc, registry.congestionAvoidance("cc-configured"));
+        c.removeLoadBalancer(lb, Map.of(LoadBalancerPolicy.NAME_PROPERTY, "lb-configured"));
+        c.removeCongestionAvoidance(cc, Map.of(LoadBalancerPolicy.NAME_PROPERTY, "cc-configured"));
+        assertNull(registry.loadBalancer("lb-configured"));
+        assertSame(lb, registry.loadBalancer("lb-own"));
+        assertNull(registry.congestionAvoidance("cc-configured"));
     }
 }

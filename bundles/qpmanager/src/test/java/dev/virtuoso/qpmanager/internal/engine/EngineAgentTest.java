@@ -192,4 +192,29 @@ class EngineAgentTest {
         kept.close();
         assertEquals(0, agent.openDevices(), "the failed open took no reference");
     }
+
+    @Test
+    void closingTheAgentClosesTheDevicesLeftOpen() throws Exception {
+        EngineAgent agent = new EngineAgent(2, 16, 1000);
+        SharedDevice d = agent.acquireDevice(provider, "a");
+        assertTrue(d.eventThreadAlive());
+        agent.onClose();
+        assertFalse(d.eventThreadAlive(), "closed, its event thread ended");
+        assertEquals(0, agent.openDevices());
+    }
+
+    @Test
+    void aGroupCountsTheDevicesOfAllItsAgents() throws Exception {
+        try (EngineGroup g = new EngineGroup(2)) {
+            EngineAgent x = g.assign();
+            EngineAgent y = g.assign();
+            VerbsResources one = VerbsResources.open(x, provider, "a", d -> 64);
+            VerbsResources two = VerbsResources.open(y, provider, "b", d -> 64);
+            assertEquals(2, g.openDevices());
+            one.close();
+            assertEquals(1, g.openDevices());
+            two.close();
+            assertEquals(0, g.openDevices());
+        }
+    }
 }

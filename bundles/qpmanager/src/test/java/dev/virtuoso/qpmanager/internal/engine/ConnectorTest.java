@@ -30,7 +30,10 @@ import dev.virtuoso.api.VirtuosoException.Reason;
 import dev.virtuoso.decomposer.internal.DecomposerComponent;
 import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
+import dev.virtuoso.spi.verbs.RdmaDevice;
+import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.spi.verbs.Vnic;
 
 /**
  * {@link Connector}'s argument and option checks, its waits for a provider, its error paths and
@@ -323,5 +326,94 @@ class ConnectorTest {
         assertEquals(ConnectionState.CLOSED, cs[1].state());
         assertEquals(Reason.CLOSED, assertThrows(VirtuosoException.class, () -> l.accept(0, TimeUnit.SECONDS)).reason());
         assertTrue(f.connector.engines().isClosed());
+    }
+
+    /** A provider named {@code flaky} whose device list is {@code answers}, one answer a call (the last one repeats). */
+    private static VerbsProvider flaky(Object... answers) {
+        int[] calls = new int[1];
+        return (VerbsProvider) java.lang.reflect.Proxy.newProxyInstance(VerbsProvider.class.getClassLoader(),
+                new Class<?>[] {VerbsProvider.class}, (proxy, m, args) -> {
+                    switch (m.getName()) {
+                        case "name":
+                            return "flaky";
+                        case "devices": {
+                            Object a = answers[Math.min(calls[0]++, answers.length - 1)];
+                            if (a instanceof VerbsException e) {
+                                throw e;
+                            }
+                            return a;
+                        }
+                        case "hashCode":
+                            return 7;
+                        case "equals":
+                            return proxy == args[0];
+                        case "toString":
+                            return "flaky";
+                        default:
+                            throw new UnsupportedOperationException(m.getName());
+                    }
+                });
+    }
+
+    private Connector flakyConnector(VerbsProvider p, EngineGroup engines) {
+        return new Connector(name -> "flaky".equals(name) ? p : null, new DecomposerComponent(),
+                new ReassemblerComponent(), f.policies, CoreSettings.DEFAULTS, engines, 1);
+    }
+
+    @Test
+    void aProviderThatCannotListItsDevicesIsUnavailable() throws Exception {
+        EngineGroup engines = new EngineGroup(1);
+        try (Connector c = flakyConnector(flaky(new VerbsException(5, "gone")), engines)) {
+            ConnectOptions o = Fabric.options().provider("flaky").providerTimeout(Duration.ZERO).build();
+            VirtuosoException e = assertThrows(VirtuosoException.class, () -> c.listen(loopback(), o));
+            assertEquals(Reason.PROVIDER_UNAVAILABLE, e.reason());
+            assertTrue(e.getMessage().startsWith("provider flaky cannot list its devices: "), e.getMessage());
+            assertTrue(e.getMessage().contains("gone"), e.getMessage());
+        }
+        engines.close();
+    }
+
+    @Test
+    void aProviderWithoutDevicesNamesTheDeviceAskedFor() throws Exception {
+        EngineGroup engines = new EngineGroup(1);
+        try (Connector c = flakyConnector(flaky(List.of()), engines)) {
+            VirtuosoException any = assertThrows(VirtuosoException.class, () -> c.connect(loopback(),
+                    Fabric.options().provider("flaky").providerTimeout(Duration.ZERO).build()));
+            assertEquals("provider flaky has no device ", any.getMessage());
+            VirtuosoException named = assertThrows(VirtuosoException.class, () -> c.connect(loopback(),
+                    Fabric.options().provider("flaky").device("d").providerTimeout(Duration.ZERO).build()));
+            assertEquals("provider flaky has no device d", named.getMessage());
+        }
+        engines.close();
+    }
+
+    @Test
+    void devicesThatGoAfterTheProviderCheckFailTheListen() throws Exception {
+        RdmaDevice d = new RdmaDevice("d", List.of(new Vnic(Fabric.ip("10.0.9.1"), 0, "eth9")));
+        EngineGroup engines = new EngineGroup(1);
+        ConnectOptions any = Fabric.options().provider("flaky").providerTimeout(Duration.ZERO).build();
+        ConnectOptions named = Fabric.options().provider("flaky").device("d").providerTimeout(Duration.ZERO).build();
+        try (Connector c = flakyConnector(flaky(List.of(d), new VerbsException(5, "gone")), engines)) {
+            VirtuosoException e = assertThrows(VirtuosoException.class, () -> c.listen(loopback(), any));
+            assertEquals(Reason.PROVIDER_UNAVAILABLE, e.reason());
+            assertTrue(e.getMessage().startsWith("cannot list devices: "), e.getMessage());
+        }
+        try (Connector c = flakyConnector(flaky(List.of(d), List.of()), engines)) {
+            VirtuosoException e = assertThrows(VirtuosoException.class, () -> c.listen(loopback(), any));
+            assertEquals(Reason.PROVIDER_UNAVAILABLE, e.reason());
+            assertEquals("provider flaky has no device ", e.getMessage());
+        }
+        try (Connector c = flakyConnector(flaky(List.of(d), List.of(new RdmaDevice("other", List.of()))), engines)) {
+            VirtuosoException e = assertThrows(VirtuosoException.class, () -> c.listen(loopback(), named));
+            assertEquals("provider flaky has no device d", e.getMessage());
+        }
+        try (Connector c = flakyConnector(flaky(List.of(new RdmaDevice("other", List.of()), d)), engines)) {
+            VirtuosoException e = assertThrows(VirtuosoException.class, () -> c.listen(loopback(),
+                    Fabric.options().provider("flaky").device("d").localAddresses(Fabric.ip("10.0.9.2"))
+                            .providerTimeout(Duration.ZERO).build()));
+            assertEquals(Reason.NO_PATH, e.reason());
+            assertTrue(e.getMessage().contains("[/10.0.9.1]"), "the named device's vNICs: " + e.getMessage());
+        }
+        engines.close();
     }
 }

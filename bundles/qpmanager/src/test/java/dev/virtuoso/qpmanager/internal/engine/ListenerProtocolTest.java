@@ -28,6 +28,7 @@ import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
+import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages;
 import dev.virtuoso.qpmanager.internal.bootstrap.PeerLimits;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 
@@ -311,5 +312,42 @@ class ListenerProtocolTest {
         l.close();
         l.close();
         assertThrows(VirtuosoException.class, () -> l.accept(0, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void oneHandshakeThreadServesTheQueueInTurnAndAFullQueueDropsTheNextAsBusy() throws Exception {
+        f.connector.bootstrapLimits(new BootstrapLimits(2, 1, 8, 10_000, 4, 64, PeerLimits.DEFAULTS));
+        Listener l = (Listener) f.connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                Fabric.options().device("b").build());
+        try (Socket a = socket(l.localAddress())) {
+            ByteBuffer hello = ByteBuffer.allocate(Protocol.HEADER_BYTES + Protocol.NONCE_BYTES + 1);
+            FrameHeader.write(hello, Protocol.HELLO, Protocol.NONCE_BYTES + 1);
+            new HandshakeMessages.Hello(new byte[Protocol.NONCE_BYTES], false).encode(hello);
+            a.getOutputStream().write(hello.array());
+            assertEquals(Protocol.CHALLENGE, readFrame(a), "the only handshake thread now waits for a's CONNECT");
+            Socket b = socket(l.localAddress());
+            Socket c = socket(l.localAddress());
+            b.getOutputStream().write(header(0x01020304, Protocol.VERSION, Protocol.HELLO, 0, 0));
+            c.getOutputStream().write(header(0x01020304, Protocol.VERSION, Protocol.HELLO, 0, 0));
+            b.setSoTimeout(200);
+            assertThrows(SocketTimeoutException.class, () -> b.getInputStream().read(),
+                    "no second handshake thread answers b");
+            b.setSoTimeout(5000);
+            try (Socket d = socket(l.localAddress())) {
+                d.getOutputStream().write(header(0x01020304, Protocol.VERSION, Protocol.HELLO, 0, 0));
+                assertTrue(closedByListener(d), "the ready queue (maxPending) is full: closed at once");
+                await(l::droppedBusy, 1, "dropped as busy");
+            }
+            a.close();
+            assertEquals(Protocol.ERROR, readFrame(b), "b's turn came once a's handshake ended");
+            assertEquals(Protocol.ERROR, readFrame(c));
+            b.close();
+            c.close();
+        }
+        await(l::failures, 3, "a, b and c failed");
+        assertEquals(1, l.droppedBusy());
+        assertEquals(0, l.expired());
+        connectsAndIsAccepted(l);
+        l.close();
     }
 }

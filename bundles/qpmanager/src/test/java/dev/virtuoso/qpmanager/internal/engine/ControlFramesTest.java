@@ -262,4 +262,24 @@ class ControlFramesTest {
         assertFalse(c.offer(ByteBuffer.allocate(1)));
         c.close();
     }
+
+    @Test
+    void closingWithADrainTimeSendsWhatWasOfferedBeforeTheSocketCloses() throws Exception {
+        ControlChannel c = channel(ByteBuffer.allocate(0));
+        c.start();
+        ByteBuffer f = frame(Protocol.DISCONNECT, 3000, 1);
+        assertTrue(c.offer(f.duplicate()));
+        c.close(java.util.concurrent.TimeUnit.SECONDS.toNanos(10));
+        ByteBuffer got = ByteBuffer.allocate(f.remaining() + 1);
+        peer.socket().setSoTimeout(5000);
+        java.io.InputStream in = peer.socket().getInputStream();
+        int n;
+        while ((n = in.read(got.array(), got.position(), got.remaining())) > 0) {
+            got.position(got.position() + n);
+        }
+        assertEquals(-1, n, "then the socket is closed");
+        got.flip();
+        assertEquals(f, got, "the whole frame arrived");
+        assertEquals(ControlChannel.OPEN, c.state(), "closing is not a failure");
+    }
 }

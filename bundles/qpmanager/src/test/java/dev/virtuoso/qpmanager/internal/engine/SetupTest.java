@@ -1,0 +1,109 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.VirtuosoException;
+import dev.virtuoso.api.VirtuosoException.Reason;
+import dev.virtuoso.decomposer.internal.DecomposerComponent;
+import dev.virtuoso.reassembler.ReassemblyConfig;
+import dev.virtuoso.reassembler.internal.ReassemblerComponent;
+
+/** {@link Setup}'s sizes and address choices, and its path limits seen through a handshake. */
+class SetupTest {
+
+    private static CoreSettings maxPaths(int n) {
+        CoreSettings d = CoreSettings.DEFAULTS;
+        return new CoreSettings(d.defaultProvider(), d.sendQueueDepth(), n, d.builtinChunksPerPath(),
+                d.heartbeatMillis(), d.livenessMillis());
+    }
+
+    @Test
+    void slotBytesFollowTheSplitThresholdBetween64BytesAndTheLargestSlot() {
+        assertEquals(64, Setup.slotBytes(ConnectOptions.builder().splitThreshold(0).build()));
+        assertEquals(64, Setup.slotBytes(ConnectOptions.builder().splitThreshold(63).build()));
+        assertEquals(65, Setup.slotBytes(ConnectOptions.builder().splitThreshold(65).build()));
+        assertEquals(ReassemblyConfig.MAX_SLOT_BYTES,
+                Setup.slotBytes(ConnectOptions.builder().splitThreshold(ReassemblyConfig.MAX_SLOT_BYTES).build()));
+        assertEquals(ReassemblyConfig.MAX_SLOT_BYTES,
+                Setup.slotBytes(ConnectOptions.builder().splitThreshold(ReassemblyConfig.MAX_SLOT_BYTES + 1).build()));
+    }
+
+    @Test
+    void localAddressesAreTheVnicsOrTheSubsetTheOptionsName() throws Exception {
+        List<InetAddress> vnics = List.of(Fabric.ip("10.0.1.1"), Fabric.ip("10.0.1.2"));
+        assertEquals(vnics, Setup.localAddresses(vnics, ConnectOptions.builder().build()));
+        assertEquals(List.of(Fabric.ip("10.0.1.2")),
+                Setup.localAddresses(vnics, ConnectOptions.builder().localAddresses(Fabric.ip("10.0.1.2")).build()));
+        VirtuosoException e = assertThrows(VirtuosoException.class, () -> Setup.localAddresses(vnics,
+                ConnectOptions.builder().localAddresses(Fabric.ip("10.0.1.2"), Fabric.ip("10.0.1.3")).build()));
+        assertEquals(Reason.NO_PATH, e.reason());
+        assertEquals("/10.0.1.3 is not a vNIC of the device (" + vnics + ")", e.getMessage());
+    }
+
+    @Test
+    void noMoreThanMaxPathsAddressesArePairedIntoPaths() throws Exception {
+        try (Fabric f = new Fabric(maxPaths(2), "rate=0", "rate=0", "rate=0")) {
+            MultipathConnection[] cs = f.connect(Fabric.options(), Fabric.options());
+            assertEquals(2, cs[0].pathStats().size());
+            assertEquals(2, cs[1].pathStats().size());
+            cs[0].close();
+            cs[1].close();
+        }
+        try (Fabric f = new Fabric(maxPaths(3), "rate=0", "rate=0", "rate=0")) {
+            MultipathConnection[] cs = f.connect(Fabric.options(), Fabric.options());
+            assertEquals(3, cs[0].pathStats().size(), "exactly maxPaths addresses are all used");
+            cs[0].close();
+            cs[1].close();
+        }
+    }
+
+    @Test
+    void theServersMaxPathsLimitsTheAddressesItAdvertises() throws Exception {
+        try (Fabric f = new Fabric(maxPaths(3), "rate=0", "rate=0", "rate=0");
+                Connector narrow = new Connector(name -> f.provider, new DecomposerComponent(),
+                        new ReassemblerComponent(), f.policies, maxPaths(2))) {
+            Listener l = (Listener) narrow.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                    Fabric.options().device("b").build());
+            MultipathConnection c = f.connector.connect(l.localAddress(), Fabric.options().device("a").build());
+            MultipathConnection s = l.accept(10, TimeUnit.SECONDS);
+            assertNotNull(s);
+            assertEquals(2, s.pathStats().size());
+            assertEquals(2, c.pathStats().size());
+            c.close();
+            s.close();
+            l.close();
+        }
+    }
+
+    @Test
+    void eachSideAdvertisesItsProbeScratchRegion() throws Exception {
+        try (Fabric f = new Fabric("rate=0")) {
+            MultipathListener l = f.connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                    Fabric.options().device("b").build());
+            RecordingMonitors monitors = new RecordingMonitors();
+            long[] scratch = new long[1];
+            f.connector.pathMonitors((id, props, bytes) -> {
+                scratch[0] = bytes;
+                return monitors.newMonitor(id, props, bytes);
+            });
+            MultipathConnection c = f.connector.connect(l.localAddress(), Fabric.options().device("a").build());
+            MultipathConnection s = l.accept(10, TimeUnit.SECONDS);
+            assertEquals(Setup.PROBE_SCRATCH_BYTES, scratch[0], "the peer's scratch region is as large as registered");
+            c.close();
+            s.close();
+            l.close();
+        }
+    }
+}

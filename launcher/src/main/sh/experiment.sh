@@ -595,7 +595,9 @@ table2_loss() {
           bytes=$(((LOSS_MIB / 4 > 8 ? LOSS_MIB / 4 : 8) * n << 20))
         fi
         d0=$(loss_drops)
-        if run_t2 "$n" "$bytes" "loss-$l-$n-$cc" --cc "$cc" --retry 7 "$@"; then
+        local ccarg=$cc
+        [[ $cc == cc-chunkprobe && -n "${T2_LOSS_PROPS:-}" ]] && ccarg="$cc:$T2_LOSS_PROPS"
+        if run_t2 "$n" "$bytes" "loss-$l-$n-$cc" --cc "$ccarg" --retry 7 "$@"; then
           f="$(t2_fields "$n" "loss-$l-$n-$cc"),ok"
         else
           f="$bytes,,,,,,,,failed or over ${T2_TIMEOUT} s"

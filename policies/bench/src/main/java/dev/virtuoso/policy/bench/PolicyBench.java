@@ -75,11 +75,23 @@ public final class PolicyBench {
 
     /** Lossy runs: QP retry count and ACK timeout small enough that losses can exhaust retries. */
     private static ConnectOptions lossyOptions(String lb, String cc) {
-        return options(lb, cc).toBuilder().retryCount(Integer.getInteger("bench.retryCount", 7))
-                .ackTimeout(Integer.getInteger("bench.ackTimeout", 14)).build();
+        ConnectOptions.Builder b = options(lb, cc).toBuilder().retryCount(Integer.getInteger("bench.retryCount", 7))
+                .ackTimeout(Integer.getInteger("bench.ackTimeout", 14));
+        // -Dbench.chunkProbe=window=1,levelChunks=32: cc-chunkprobe settings for this run
+        for (String kv : System.getProperty("bench.chunkProbe", "").split(",")) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0 && !kv.isBlank()) {
+                throw new IllegalArgumentException("-Dbench.chunkProbe takes key=value,...: " + kv);
+            } else if (eq > 0 && cc.equals("cc-chunkprobe")) {
+                b.policyProperty("cc-chunkprobe." + kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+        }
+        return b.build();
     }
 
     private static final String LOSSY_LINK = System.getProperty("bench.lossyLink", "");
+    /** The load balancer of the lossy runs (round robin by default: every path gets the same bytes). */
+    private static final String LOSSY_LB = System.getProperty("bench.lossyLb", "lb-roundrobin");
 
     private static WriteStream.Result run(BenchPair pair, long seconds, List<WriteStream.Action> actions)
             throws Exception {
@@ -180,14 +192,15 @@ public final class PolicyBench {
     /** Lossy paths: cc-chunkprobe against cc-fixed. */
     static void lossy(long seconds) throws Exception {
         long[] mbit = {100, 100, 100, 100};
-        System.out.printf("%n## lossy paths 4 x 100 Mbit/s %s, QP retry count %d, ack timeout %d, lb-roundrobin%n",
-                LOSSY_LINK, Integer.getInteger("bench.retryCount", 7), Integer.getInteger("bench.ackTimeout", 14));
+        System.out.printf("%n## lossy paths 4 x 100 Mbit/s %s, QP retry count %d, ack timeout %d, %s%n",
+                LOSSY_LINK, Integer.getInteger("bench.retryCount", 7), Integer.getInteger("bench.ackTimeout", 14),
+                LOSSY_LB);
         List<String> rows = new ArrayList<>();
         for (String loss : System.getProperty("bench.losses", "0.1%,1%,5%").split(",")) {
             for (String cc : new String[] {"cc-chunkprobe", "cc-fixed"}) {
                 System.out.println("- loss " + loss + " " + cc);
                 try (BenchPair pair = new BenchPair(links(mbit, "loss=" + loss + " " + LOSSY_LINK),
-                        lossyOptions("lb-roundrobin", cc), 1)) {
+                        lossyOptions(LOSSY_LB, cc), 1)) {
                     String id = pair.client.id();
                     WriteStream.Result r = run(pair, seconds, List.of());
                     double g = r.goodputBits(2000, seconds * 1000) / 1e6;

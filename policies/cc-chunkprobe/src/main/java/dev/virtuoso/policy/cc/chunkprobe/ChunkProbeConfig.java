@@ -28,6 +28,10 @@ public @interface ChunkProbeConfig {
             + " (1: a path's WRs never overlap, the burst a link sees is one chunk).", min = "1")
     int window() default 1;
 
+    @AttributeDefinition(description = "Chunks outstanding per path once one of its chunks ended in RETRY_EXC_ERR"
+            + " (a burst overflowed the path: from then on its bursts stay one chunk when this is 1).", min = "1")
+    int windowAfterLoss() default 1;
+
     @AttributeDefinition(description = "Once the threshold is found, try one linear step up again after this"
             + " many successful chunks at it (doubled after each failed try); 0 = never (the paper).", min = "0")
     long reprobeAfterChunks() default 1024;

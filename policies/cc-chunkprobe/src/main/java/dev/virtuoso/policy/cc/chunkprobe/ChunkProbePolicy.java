@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -41,6 +42,16 @@ public final class ChunkProbePolicy implements CongestionAvoidancePolicy, ChunkP
 
     private final Set<ChunkProbeSession> sessions = ConcurrentHashMap.newKeySet();
     private volatile ChunkProbeSettings defaults = ChunkProbeSettings.DEFAULTS;
+    private final LongSupplier clock;
+
+    public ChunkProbePolicy() {
+        this(System::nanoTime);
+    }
+
+    /** @param clock nanoseconds, the time of a chunk's completion when the session hears of it */
+    ChunkProbePolicy(LongSupplier clock) {
+        this.clock = clock;
+    }
 
     /** @param config configured defaults */
     @Activate
@@ -61,7 +72,7 @@ public final class ChunkProbePolicy implements CongestionAvoidancePolicy, ChunkP
 
     @Override
     public CongestionAvoidanceSession newSession(PolicyContext context, PathStateView paths) {
-        return new ChunkProbeSession(context.connectionId(), paths, defaults.with(context), sessions);
+        return new ChunkProbeSession(context.connectionId(), paths, defaults.with(context), sessions, clock);
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
 
 import dev.virtuoso.policy.cc.chunkprobe.api.ChunkSizeStats;
 import dev.virtuoso.spi.policy.ChunkOutcome;
@@ -35,7 +36,10 @@ import dev.virtuoso.spi.policy.PathStateView;
  * sized it by rate) counts toward the level, and the level proves the largest chunk it completed.
  * {@code window} chunks may be outstanding per path (default 1: a path's WRs never overlap, so the
  * burst a link sees is one chunk); the core posts the next as completions arrive (the paper's WRs "posted in turns followed
- * by success CQEs").
+ * by success CQEs"). A path one of whose chunks ended in RETRY_EXC_ERR keeps {@code windowAfterLoss}
+ * (default 1) from then on: its losses come from bursts. With more than one outstanding, a level's
+ * rate is measured over the time the path was busy (a chunk counts from the later of its post and
+ * the previous completion), since latencies then include waiting behind the chunk before.
  */
 final class ChunkProbeSession implements CongestionAvoidanceSession {
     static final int BINARY = 0;
@@ -58,6 +62,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
     private final PathStateView paths;
     private final ChunkProbeSettings s;
     private final Set<ChunkProbeSession> registry;
+    private final LongSupplier clock;
     private long[] size = new long[0];
     private long[] safe = new long[0];
     private int[] phase = new int[0];
@@ -75,6 +80,10 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
     private long[] sumDone = new long[0];
     private long[] done = new long[0];
     private long[] losses = new long[0];
+    /** A chunk of the path ended in RETRY_EXC_ERR: its window is windowAfterLoss from then on. */
+    private boolean[] overflowed = new boolean[0];
+    /** Latest completion time of the path (clock): with overlapping chunks, the end of its busy time so far. */
+    private long[] busyUntil = new long[0];
     /** Copy of the statistics for other threads; replaced (never resized) when paths are added. */
     private volatile AtomicLongArray published = new AtomicLongArray(0);
 
@@ -82,8 +91,9 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
      * @param registry the policy's live sessions: this one is added now and removed on close
      */
     ChunkProbeSession(String connectionId, PathStateView paths, ChunkProbeSettings settings,
-            Set<ChunkProbeSession> registry) {
+            Set<ChunkProbeSession> registry, LongSupplier clock) {
         this.connectionId = connectionId;
+        this.clock = clock;
         this.paths = paths;
         this.s = settings;
         this.registry = registry;
@@ -105,7 +115,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
 
     @Override
     public int maxOutstandingChunks(int path) {
-        return s.window();
+        return path >= 0 && path < overflowed.length && overflowed[path] ? s.windowAfterLoss() : s.window();
     }
 
     @Override
@@ -116,14 +126,30 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         if (path < 0 || path >= size.length) {
             return;
         }
+        long busy = busyNanos(path, latencyNanos);
         if (outcome == ChunkOutcome.SUCCESS) {
-            succeeded(path, bytes, latencyNanos);
+            succeeded(path, bytes, busy);
         } else if (outcome == ChunkOutcome.RETRY_EXCEEDED) {
             lost(path, bytes);
         } else {
             return;
         }
         publish(path);
+    }
+
+    /**
+     * The time the chunk kept the path busy beyond the chunks before it: its latency while one chunk
+     * is outstanding, the part of it after the previous completion when several overlap (their
+     * latencies include waiting behind each other, which is not time the path lost).
+     */
+    private long busyNanos(int p, long latencyNanos) {
+        if (maxOutstandingChunks(p) <= 1) {
+            return latencyNanos;
+        }
+        long now = clock.getAsLong();
+        long start = Math.max(now - Math.max(0, latencyNanos), busyUntil[p]);
+        busyUntil[p] = Math.max(busyUntil[p], now);
+        return Math.max(0, now - start);
     }
 
     private void succeeded(int p, long bytes, long latencyNanos) {
@@ -184,6 +210,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
 
     private void lost(int p, long bytes) {
         losses[p]++;
+        overflowed[p] = true;
         steadyRun[p] = 0;
         if (safe[p] == 0) {
             // nothing proven yet: halve and keep doubling from there
@@ -289,6 +316,9 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         sumDone = Arrays.copyOf(sumDone, n);
         done = Arrays.copyOf(done, n);
         losses = Arrays.copyOf(losses, n);
+        overflowed = Arrays.copyOf(overflowed, n);
+        busyUntil = Arrays.copyOf(busyUntil, n);
+        Arrays.fill(busyUntil, old, n, Long.MIN_VALUE);
         published = new AtomicLongArray(n * FIELDS);
         for (int p = 0; p < n; p++) {
             publish(p);

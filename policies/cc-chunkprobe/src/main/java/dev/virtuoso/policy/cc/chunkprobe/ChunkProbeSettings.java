@@ -4,12 +4,13 @@ import dev.virtuoso.spi.policy.PolicyContext;
 
 /** Validated settings of one session (see {@link ChunkProbeConfig} for each). */
 record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxChunkBytes, long linearStepBytes,
-        int window, long reprobeAfterChunks, int levelChunks, long levelBytes, int slowdownPercent) {
+        int window, long reprobeAfterChunks, int levelChunks, long levelBytes, int slowdownPercent,
+        int windowAfterLoss) {
 
     private static final String P = ChunkProbePolicy.NAME + ".";
     /** The defaults of {@link ChunkProbeConfig}. */
     static final ChunkProbeSettings DEFAULTS = new ChunkProbeSettings(65536, 4096, 64L << 20, 65536, 1, 1024, 16,
-            1L << 20, 5);
+            1L << 20, 5, 1);
 
     ChunkProbeSettings {
         atLeast("minChunkBytes", minChunkBytes, 1);
@@ -17,6 +18,7 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
         atLeast("maxChunkBytes", maxChunkBytes, initialChunkBytes);
         atLeast("linearStepBytes", linearStepBytes, 1);
         atLeast("window", window, 1);
+        atLeast("windowAfterLoss", windowAfterLoss, 1);
         atLeast("reprobeAfterChunks", reprobeAfterChunks, 0);
         atLeast("levelChunks", levelChunks, 1);
         atLeast("levelBytes", levelBytes, 1);
@@ -29,7 +31,7 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
     static ChunkProbeSettings of(ChunkProbeConfig c) {
         return new ChunkProbeSettings(c.initialChunkBytes(), c.minChunkBytes(), c.maxChunkBytes(),
                 c.linearStepBytes(), c.window(), c.reprobeAfterChunks(), c.levelChunks(), c.levelBytes(),
-                c.slowdownPercent());
+                c.slowdownPercent(), c.windowAfterLoss());
     }
 
     /** @return these defaults with the connection's {@code cc-chunkprobe.<name>} properties applied */
@@ -40,7 +42,7 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
                 ctx.longProperty(P + "linearStepBytes", linearStepBytes), intOf(ctx, "window", window),
                 ctx.longProperty(P + "reprobeAfterChunks", reprobeAfterChunks),
                 intOf(ctx, "levelChunks", levelChunks), ctx.longProperty(P + "levelBytes", levelBytes),
-                intOf(ctx, "slowdownPercent", slowdownPercent));
+                intOf(ctx, "slowdownPercent", slowdownPercent), intOf(ctx, "windowAfterLoss", windowAfterLoss));
     }
 
     private static int intOf(PolicyContext ctx, String name, int dflt) {

@@ -95,4 +95,42 @@ class ChunkProbeAdaptationTest {
         assertEquals(1280 * KIB, cc.maxChunkBytes(0));
         assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
     }
+
+    /**
+     * With two chunks outstanding a chunk's latency includes waiting behind the one before it; the
+     * level's rate is measured over the time the path was busy (from the later of its post and the
+     * previous completion), so a larger size whose completions come further apart is seen slower
+     * even though its latencies, per byte, look better.
+     */
+    @Test
+    void overlappingChunksAreMeasuredByTheTimeThePathWasBusy() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(-5_000_000_000L);
+        ChunkProbeSession cc = (ChunkProbeSession) new ChunkProbePolicy(now::get).newSession(
+                new PolicyContext("c", Map.of("cc-chunkprobe.window", 2)), new FakePaths(1));
+        assertEquals(2, cc.maxOutstandingChunks(0));
+        for (int i = 0; i < 16; i++) { // 64 KiB every 1 ms, each 2 ms after its post: 64 KiB per ms busy
+            now.addAndGet(1_000_000);
+            cc.onChunkComplete(0, 64 * KIB, 2_000_000, ChunkOutcome.SUCCESS);
+        }
+        assertEquals(128 * KIB, cc.maxChunkBytes(0));
+        for (int i = 0; i < 16; i++) { // 128 KiB every 2.4 ms (the first level: 1 MiB in 17 ms busy), 2.6 ms after its post
+            now.addAndGet(2_400_000);
+            cc.onChunkComplete(0, 128 * KIB, 2_600_000, ChunkOutcome.SUCCESS);
+        }
+        assertEquals(64 * KIB, cc.maxChunkBytes(0),
+                "busy time says 11% slower (latency alone would say 54% faster): back to the proven size");
+        assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
+
+        ChunkProbeSession gaps = (ChunkProbeSession) new ChunkProbePolicy(now::get).newSession(
+                new PolicyContext("g", Map.of("cc-chunkprobe.window", 2)), new FakePaths(1));
+        for (int i = 0; i < 16; i++) { // 1 ms chunks with idle gaps of 9 ms between them: only busy time counts
+            now.addAndGet(10_000_000);
+            gaps.onChunkComplete(0, 64 * KIB, 1_000_000, ChunkOutcome.SUCCESS);
+        }
+        for (int i = 0; i < 16; i++) { // 128 KiB in 2.1 ms each, back to back: 5% slower per busy ms, no loss
+            now.addAndGet(2_100_000);
+            gaps.onChunkComplete(0, 128 * KIB, 2_100_000, ChunkOutcome.SUCCESS);
+        }
+        assertEquals(256 * KIB, gaps.maxChunkBytes(0), "the idle gaps of the first level were not charged to it");
+    }
 }

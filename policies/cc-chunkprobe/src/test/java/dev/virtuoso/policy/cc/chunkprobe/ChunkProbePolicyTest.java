@@ -211,4 +211,29 @@ class ChunkProbePolicyTest {
         assertThrows(IllegalArgumentException.class,
                 () -> session(policy, "x", paths, Map.of("cc-chunkprobe.window", 0)));
     }
+
+    @Test
+    void aPathWhoseChunkOverflowedKeepsWindowAfterLossOutstanding() {
+        ChunkProbeSession cc = session(new ChunkProbePolicy(), "c", new FakePaths(2),
+                Map.of("cc-chunkprobe.window", 2));
+        assertEquals(2, cc.maxOutstandingChunks(0));
+        assertEquals(2, cc.maxOutstandingChunks(1));
+        assertEquals(2, cc.maxOutstandingChunks(7), "a path the session does not know yet gets the window");
+        cc.onChunkComplete(0, 64 * KIB, 1000, ChunkOutcome.SUCCESS);
+        cc.onChunkComplete(0, 64 * KIB, 0, ChunkOutcome.FLUSHED);
+        assertEquals(2, cc.maxOutstandingChunks(0), "a flushed chunk says nothing about bursts");
+        cc.onChunkComplete(0, 128 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+        assertEquals(1, cc.maxOutstandingChunks(0), "after an overflow one chunk at a time (windowAfterLoss 1)");
+        assertEquals(2, cc.maxOutstandingChunks(1), "per path");
+        new LossyPath(0, 100_000 * KIB).run(cc, 100);
+        assertEquals(1, cc.maxOutstandingChunks(0), "successes afterwards do not widen it again");
+
+        ChunkProbeSession three = session(new ChunkProbePolicy(), "d", new FakePaths(1),
+                Map.of("cc-chunkprobe.windowAfterLoss", 3));
+        assertEquals(1, three.maxOutstandingChunks(0));
+        three.onChunkComplete(0, 64 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+        assertEquals(3, three.maxOutstandingChunks(0));
+        assertThrows(IllegalArgumentException.class, () -> session(new ChunkProbePolicy(), "x", new FakePaths(1),
+                Map.of("cc-chunkprobe.windowAfterLoss", 0)));
+    }
 }

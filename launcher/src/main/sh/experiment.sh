@@ -578,7 +578,8 @@ table2() {
 }
 
 # the random-loss table: default (deep) queues, LOSS percent dropped at random on every core link;
-# both systems keep the QP default of 7 retries, so a lost packet costs a go-back-N, not the QP
+# both systems keep the QP default of 7 retries, so a lost packet costs a go-back-N, not the QP.
+# T2_LOSS_PROPS=key=value,... (environment) gives cc-chunkprobe's runs of this table other settings
 table2_loss() {
   local lcsv="$OUT/table2-loss.csv" l n sys cc bytes d0 f
   echo "system,paths,loss_pct,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,avg_chunk_bytes,chunk_failures,dropped_packets,retry,status" >"$lcsv"

@@ -66,4 +66,32 @@ class PendingResponsesTest {
         q.pop();
         assertTrue(q.isEmpty());
     }
+
+    @Test
+    void controlResponsesFillAllButTheRoomOfTheReadsStillAllowedAndReplacingTheTailCountsAsQueued() {
+        PendingResponses q = new PendingResponses(2); // 4 x 2 + 8 = 16 entries
+        assertTrue(q.addControl(Aeth.ACK_UNLIMITED, 5), "a response into an empty queue");
+        assertEquals(PendingResponses.CONTROL, q.headKind());
+        assertEquals(5, q.headPsn());
+        q.pop();
+        assertTrue(q.isEmpty());
+        assertTrue(q.addRead(0, 10, null, 0, 0));
+        int psn = 10;
+        for (int i = 0; i < 50; i++) {
+            assertTrue(q.addControl(Aeth.ACK_UNLIMITED, psn++), "queued, or put in the tail's place");
+            assertTrue(q.addControl(Aeth.NAK_PSN_SEQUENCE, psn++), "queued, or put in the tail's place");
+        }
+        assertTrue(q.addRead(psn, 1, null, 0, 0), "the second READ allowed still finds its room");
+        assertEquals(PendingResponses.READ, q.headKind());
+        assertEquals(0, q.headPsn());
+        q.pop();
+        int controls = 0;
+        while (q.headKind() == PendingResponses.CONTROL) {
+            q.pop();
+            controls++;
+        }
+        assertEquals(16 - 2, controls, "every entry but the two READs' holds a control response");
+        assertEquals(PendingResponses.READ, q.headKind());
+        assertEquals(psn, q.headPsn());
+    }
 }

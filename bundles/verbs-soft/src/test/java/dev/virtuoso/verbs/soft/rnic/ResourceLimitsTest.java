@@ -23,6 +23,7 @@ import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.IbvPd;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvQpInitAttr;
+import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.IbvSrq;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
@@ -168,7 +169,7 @@ class ResourceLimitsTest {
         IbvCq cq = ctx.createCq(8, null);
         IbvMr mr = pd.regMr(ByteBuffer.allocateDirect(64), IbvAccess.LOCAL_WRITE);
         IbvQp qp = pd.createQp(qpAttr(cq));
-        pd.createSrq(4, 1);
+        IbvSrq srq = pd.createSrq(4, 1);
         SoftRnic rnic = ((SoftPd) pd).rnic;
         assertNotNull(rnic.mrs.byLkey(mr.lkey()));
         pd.close();
@@ -177,6 +178,7 @@ class ResourceLimitsTest {
         einval(() -> pd.regMr(ByteBuffer.allocateDirect(8), 0), "PD closed");
         einval(() -> pd.createQp(qpAttr(cq)), "PD closed");
         einval(() -> pd.createSrq(4, 1), "PD closed");
+        einval(() -> srq.postSrqRecv(new IbvRecvWr()), "its SRQ is destroyed with it");
         pd.close(); // idempotent
     }
 
@@ -200,11 +202,40 @@ class ResourceLimitsTest {
         einval(() -> ctx.createCq(1, null), "context closed");
         einval(() -> ctx.createCompChannel(), "context closed");
         einval(() -> ctx.queryDevice(), "context closed");
+        einval(() -> pd.regMr(ByteBuffer.allocateDirect(8), 0), "its PDs are closed with it");
         einval(() -> cq.reqNotifyCq(false), "CQ destroyed");
         einval(() -> ch.getCqEvent(0, java.util.concurrent.TimeUnit.MILLISECONDS),
                 "channel closed");
         assertFalse(ctx.deviceName().isEmpty());
         ctx.close(); // idempotent
         ctx = null;
+    }
+
+    @Test
+    void closingAChannelWakesItsWaiterWithAnErrorAndNoCqCanUseItAfterwards() throws Exception {
+        open(b -> b);
+        IbvCompChannel ch = ctx.createCompChannel();
+        java.util.concurrent.CompletableFuture<Object> waiter = new java.util.concurrent.CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                waiter.complete(ch.getCqEvent(60, java.util.concurrent.TimeUnit.SECONDS));
+            } catch (Exception e) {
+                waiter.complete(e);
+            }
+        }, "channel-close-waiter");
+        t.start();
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (t.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.TIMED_WAITING, t.getState(), "the waiter waits on the channel");
+        ch.close();
+        // the wait is a minute long: 20 s only catches a waiter that close did not wake (or that
+        // cannot get the channel's lock back)
+        Object result = waiter.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(result instanceof VerbsException, "woken with an error, not an event: " + result);
+        assertEquals(VerbsException.EINVAL, ((VerbsException) result).errno());
+        t.join(20_000);
+        einval(() -> ctx.createCq(8, ch), "a destroyed channel is no longer the context's");
     }
 }

@@ -11,8 +11,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         description = "The paper's lossy-network chunk probe: binary increase, back on RETRY_EXC_ERR, then linear.")
 public @interface ChunkProbeConfig {
 
-    @AttributeDefinition(description = "Chunk size each path starts probing from.", min = "1")
-    long initialChunkBytes() default 65536;
+    @AttributeDefinition(description = "Chunk size each path starts probing from (small: the probe only grows"
+            + " a size until a loss or a slowdown, so it must start below what random loss allows).", min = "1")
+    long initialChunkBytes() default 16384;
 
     @AttributeDefinition(description = "Chunks never get smaller than this.", min = "1")
     long minChunkBytes() default 4096;
@@ -24,9 +25,11 @@ public @interface ChunkProbeConfig {
             + " a quarter of the proven size, at most this).", min = "1")
     long linearStepBytes() default 65536;
 
-    @AttributeDefinition(description = "Chunks outstanding per path, posted in turns as completions arrive"
-            + " (1: a path's WRs never overlap, the burst a link sees is one chunk).", min = "1")
-    int window() default 1;
+    @AttributeDefinition(description = "Chunks outstanding per path, posted in turns as completions arrive,"
+            + " until a chunk of the path ends in RETRY_EXC_ERR (then windowAfterLoss). 2: a lost last packet"
+            + " of a chunk is NAKed when the next chunk's first packet arrives instead of waiting out the"
+            + " ACK timeout; 1: a path's WRs never overlap (the paper).", min = "1")
+    int window() default 2;
 
     @AttributeDefinition(description = "Chunks outstanding per path once one of its chunks ended in RETRY_EXC_ERR"
             + " (a burst overflowed the path: from then on its bursts stay one chunk when this is 1).", min = "1")

@@ -34,10 +34,12 @@ import dev.virtuoso.spi.policy.PathStateView;
  * Chunks smaller than the current size prove nothing if they are message tails (at most half the
  * size, or no larger than the proven size); a chunk between those and the size (the load balancer
  * sized it by rate) counts toward the level, and the level proves the largest chunk it completed.
- * {@code window} chunks may be outstanding per path (default 1: a path's WRs never overlap, so the
- * burst a link sees is one chunk); the core posts the next as completions arrive (the paper's WRs "posted in turns followed
- * by success CQEs"). A path one of whose chunks ended in RETRY_EXC_ERR keeps {@code windowAfterLoss}
- * (default 1) from then on: its losses come from bursts. With more than one outstanding, a level's
+ * {@code window} chunks may be outstanding per path (default 2), posted as completions arrive (the
+ * paper's WRs "posted in turns followed by success CQEs" is window 1): with two, a lost last packet of
+ * a chunk is NAKed as soon as the next chunk's first packet arrives, instead of leaving the path idle
+ * for the whole ACK timeout. A path one of whose chunks ended in RETRY_EXC_ERR keeps
+ * {@code windowAfterLoss} (default 1) from then on: its losses come from bursts, so a link sees one
+ * chunk at a time. With more than one outstanding, a level's
  * rate is measured over the time the path was busy (a chunk counts from the later of its post and
  * the previous completion), since latencies then include waiting behind the chunk before.
  */

@@ -9,7 +9,7 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
 
     private static final String P = ChunkProbePolicy.NAME + ".";
     /** The defaults of {@link ChunkProbeConfig}. */
-    static final ChunkProbeSettings DEFAULTS = new ChunkProbeSettings(65536, 4096, 64L << 20, 65536, 1, 1024, 16,
+    static final ChunkProbeSettings DEFAULTS = new ChunkProbeSettings(16384, 4096, 64L << 20, 65536, 2, 1024, 16,
             1L << 20, 5, 1);
 
     ChunkProbeSettings {

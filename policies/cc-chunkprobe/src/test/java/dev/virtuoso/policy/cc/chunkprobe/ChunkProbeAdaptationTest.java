@@ -14,8 +14,23 @@ import dev.virtuoso.spi.policy.PolicyContext;
 class ChunkProbeAdaptationTest {
     private static final long KIB = 1024;
 
+    /** A session with one chunk in flight from 64 KiB (the paper's start) and the other defaults. */
     private static ChunkProbeSession session(Map<String, Object> props) {
-        return (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("c", props), new FakePaths(1));
+        Map<String, Object> all = new java.util.HashMap<>(Map.of("cc-chunkprobe.window", 1,
+                "cc-chunkprobe.initialChunkBytes", 65536));
+        all.putAll(props);
+        return (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("c", all), new FakePaths(1));
+    }
+
+    @Test
+    void byDefaultTwoChunksFrom16KibUntilAPathOverflows() {
+        ChunkProbeSession cc = (ChunkProbeSession) new ChunkProbePolicy().newSession(
+                new PolicyContext("d", Map.of()), new FakePaths(2));
+        assertEquals(16 * KIB, cc.maxChunkBytes(0));
+        assertEquals(2, cc.maxOutstandingChunks(0));
+        cc.onChunkComplete(1, 16 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
+        assertEquals(1, cc.maxOutstandingChunks(1), "an overflowed path: one chunk at a time");
+        assertEquals(2, cc.maxOutstandingChunks(0));
     }
 
     /** Completes {@code n} chunks of the current size at {@code bytesPerMicro} (latency from the rate). */
@@ -106,7 +121,7 @@ class ChunkProbeAdaptationTest {
     void overlappingChunksAreMeasuredByTheTimeThePathWasBusy() {
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(-5_000_000_000L);
         ChunkProbeSession cc = (ChunkProbeSession) new ChunkProbePolicy(now::get).newSession(
-                new PolicyContext("c", Map.of("cc-chunkprobe.window", 2)), new FakePaths(1));
+                new PolicyContext("c", Map.of("cc-chunkprobe.window", 2, "cc-chunkprobe.initialChunkBytes", 65536)), new FakePaths(1));
         assertEquals(2, cc.maxOutstandingChunks(0));
         for (int i = 0; i < 16; i++) { // 64 KiB every 1 ms, each 2 ms after its post: 64 KiB per ms busy
             now.addAndGet(1_000_000);
@@ -122,7 +137,7 @@ class ChunkProbeAdaptationTest {
         assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
 
         ChunkProbeSession gaps = (ChunkProbeSession) new ChunkProbePolicy(now::get).newSession(
-                new PolicyContext("g", Map.of("cc-chunkprobe.window", 2)), new FakePaths(1));
+                new PolicyContext("g", Map.of("cc-chunkprobe.window", 2, "cc-chunkprobe.initialChunkBytes", 65536)), new FakePaths(1));
         for (int i = 0; i < 16; i++) { // 1 ms chunks with idle gaps of 9 ms between them: only busy time counts
             now.addAndGet(10_000_000);
             gaps.onChunkComplete(0, 64 * KIB, 1_000_000, ChunkOutcome.SUCCESS);

@@ -94,7 +94,8 @@ class ChunkProbeFabricTest {
         dst = rig.mem(rig.pdB, BUFFER, IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE);
         qps = rig.connect(settings);
         cc = (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("fabric",
-                Map.of("cc-chunkprobe.levelChunks", 2, "cc-chunkprobe.levelBytes", 1,
+                Map.of("cc-chunkprobe.levelChunks", 2, "cc-chunkprobe.levelBytes", 1, "cc-chunkprobe.window", 1,
+                        "cc-chunkprobe.initialChunkBytes", 64 * KIB,
                         "cc-chunkprobe.reprobeAfterChunks", 4, "cc-chunkprobe.maxChunkBytes", (long) BUFFER)),
                 new FakePaths(1));
     }

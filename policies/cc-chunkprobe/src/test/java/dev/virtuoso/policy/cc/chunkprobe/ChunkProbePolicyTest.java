@@ -59,9 +59,12 @@ class ChunkProbePolicyTest {
         }
     }
 
-    /** Levels of one chunk: each success of a full-size chunk is a completed level (the paper's rule). */
+    /**
+     * The paper's rules: levels of one chunk (each success of a full-size chunk is a completed level),
+     * one WR in flight per path, starting at 64 KiB.
+     */
     static final Map<String, Object> ONE_CHUNK_LEVELS = Map.of("cc-chunkprobe.levelChunks", 1,
-            "cc-chunkprobe.levelBytes", 1);
+            "cc-chunkprobe.levelBytes", 1, "cc-chunkprobe.window", 1, "cc-chunkprobe.initialChunkBytes", 65536);
 
     private static ChunkProbeSession session(ChunkProbePolicy policy, String id, FakePaths paths,
             Map<String, Object> props) {

@@ -29,6 +29,15 @@ class ProportionalEdgesTest {
         return p;
     }
 
+    /** Asserts the bytes of the current message allocated to each path, in path order. */
+    private static void assertSplit(ProportionalSession s, long... bytes) {
+        long[] got = new long[bytes.length];
+        for (int p = 0; p < bytes.length; p++) {
+            got[p] = s.allocated(p);
+        }
+        org.junit.jupiter.api.Assertions.assertArrayEquals(bytes, got);
+    }
+
     private static void measured(ProportionalSession s, int path, int chunks) {
         for (int k = 0; k < chunks; k++) {
             s.onChunkComplete(path, 1000, 1_000_000, ChunkOutcome.SUCCESS);
@@ -129,9 +138,7 @@ class ProportionalEdgesTest {
         p.inFlightBytes[2] = 1000;
         ProportionalSession s = session(p, 10, 0);
         s.onMessageStart(1, 1000);
-        assertEquals(500, s.allocated(0));
-        assertEquals(500, s.allocated(1));
-        assertEquals(0, s.allocated(2));
+        assertSplit(s, 500, 500, 0);
     }
 
     @Test
@@ -144,8 +151,7 @@ class ProportionalEdgesTest {
         assertEquals(1000, s.allocated(1));
         p.inFlightBytes[0] = 0;
         s.onMessageStart(2, 1000);
-        assertEquals(500, s.allocated(0));
-        assertEquals(500, s.allocated(1));
+        assertSplit(s, 500, 500);
     }
 
     @Test
@@ -154,19 +160,15 @@ class ProportionalEdgesTest {
         p.inFlightBytes[2] = 90_000;
         ProportionalSession s = session(p, 0, 64 * 1024);
         s.onMessageStart(1, 300_000);
-        assertEquals(0, s.allocated(2), "130,000 of the level minus 90,000 in flight is below the minimum");
-        assertEquals(150_000, s.allocated(0));
-        assertEquals(150_000, s.allocated(1));
+        // 130,000 of the level minus 90,000 in flight is below the minimum: path 2 sits out
+        assertSplit(s, 150_000, 150_000, 0);
 
         ProportionalSession equal = session(paths(100, 100, 100), 0, 64 * 1024);
         equal.onMessageStart(1, 150_000);
-        assertEquals(0, equal.allocated(0), "three shares of 50,000: the first path sits out");
-        assertEquals(75_000, equal.allocated(1));
-        assertEquals(75_000, equal.allocated(2));
+        assertSplit(equal, 0, 75_000, 75_000); // three shares of 50,000: the first path sits out
 
         ProportionalSession exact = session(paths(100, 100), 0, 64 * 1024);
         exact.onMessageStart(1, 128 * 1024);
-        assertEquals(64 * 1024, exact.allocated(0), "a share of exactly the minimum takes part");
-        assertEquals(64 * 1024, exact.allocated(1));
+        assertSplit(exact, 64 * 1024, 64 * 1024); // a share of exactly the minimum takes part
     }
 }

@@ -489,6 +489,12 @@ print("%d,%s" % (out, "%.1f" % (total / out) if out else ""))
 PYEOF
 }
 
+# --cc of table2's cc-chunkprobe runs (both tables): T2_CC_PROPS=key=value,... in the environment
+# gives them other settings than the policy's defaults
+probe_cc() {
+  echo "cc-chunkprobe${T2_CC_PROPS:+:$T2_CC_PROPS}"
+}
+
 # Table 2: per path count a fresh testbed with shallow queues and four systems on it, one after the
 # other: cc-chunkprobe with --retry (default 0) and with 7 retries, cc-fixed (its defaults: 1 MiB
 # chunks, 4 per path) and MPTCP. Then the
@@ -538,7 +544,7 @@ table2() {
     d0=$(link_drops)
     f=",,,,,,,"
     cpu=","
-    run_t2 "$n" "$bytes" "t2-$n" --cc "cc-chunkprobe${T2_CC_PROPS:+:$T2_CC_PROPS}" --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n") \
+    run_t2 "$n" "$bytes" "t2-$n" --cc "$(probe_cc)" --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n") \
       && cpu=$(t2_cpu "t2-$n")
     cpu="$cpu,$(t2_repairs "t2-$n")"
     echo "cc-chunkprobe,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
@@ -548,7 +554,7 @@ table2() {
     d0=$(link_drops)
     f=",,,,,,,"
     cpu=","
-    run_t2 "$n" "$bytes" "t2-r7-$n" --cc cc-chunkprobe --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n") \
+    run_t2 "$n" "$bytes" "t2-r7-$n" --cc "$(probe_cc)" --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n") \
       && cpu=$(t2_cpu "t2-r7-$n")
     cpu="$cpu,$(t2_repairs "t2-r7-$n")"
     echo "cc-chunkprobe-retry7,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
@@ -579,7 +585,6 @@ table2() {
 
 # the random-loss table: default (deep) queues, LOSS percent dropped at random on every core link;
 # both systems keep the QP default of 7 retries, so a lost packet costs a go-back-N, not the QP.
-# T2_CC_PROPS=key=value,... (environment) gives the cc-chunkprobe runs of both tables other settings
 table2_loss() {
   local lcsv="$OUT/table2-loss.csv" l n sys cc bytes d0 f
   echo "system,paths,loss_pct,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,sum_safe_chunk_bytes,avg_chunk_bytes,chunk_failures,dropped_packets,retry,status" >"$lcsv"
@@ -597,7 +602,7 @@ table2_loss() {
         fi
         d0=$(loss_drops)
         local ccarg=$cc
-        [[ $cc == cc-chunkprobe && -n "${T2_CC_PROPS:-}" ]] && ccarg="$cc:$T2_CC_PROPS"
+        [[ $cc == cc-chunkprobe ]] && ccarg=$(probe_cc)
         if run_t2 "$n" "$bytes" "loss-$l-$n-$cc" --cc "$ccarg" --retry 7 "$@"; then
           f="$(t2_fields "$n" "loss-$l-$n-$cc"),ok"
         else

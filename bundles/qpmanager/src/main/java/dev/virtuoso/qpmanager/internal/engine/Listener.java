@@ -74,6 +74,8 @@ final class Listener implements MultipathListener {
     private volatile boolean closed;
     private Thread thread;
     private Selector selector;
+    /** Listener thread, after a connection went to the handshake pool (tests stall the thread here). */
+    volatile Runnable afterHandOff = () -> { };
 
     /** An accepted connection whose first frame is being read (listener thread only). */
     private final class Pending {
@@ -159,8 +161,10 @@ final class Listener implements MultipathListener {
                 }
             }
         }
+        // a cancelled key stays in keys() until the next select: its connection was dropped or went
+        // to a handshake thread (and may be established by now), so only valid keys are still ours
         for (SelectionKey k : selector.keys()) {
-            if (k.attachment() instanceof Pending p) {
+            if (k.isValid() && k.attachment() instanceof Pending p) {
                 p.drop();
             }
         }
@@ -252,6 +256,7 @@ final class Listener implements MultipathListener {
                 draining.decrementAndGet(); // shut down: close() drops what is queued
             }
         }
+        afterHandOff.run();
     }
 
     /** @return true if one more thread may drain the ready queue (and is counted) */

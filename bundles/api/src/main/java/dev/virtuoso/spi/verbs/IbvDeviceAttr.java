@@ -16,6 +16,8 @@ public final class IbvDeviceAttr {
     private int maxSrq;
     private int maxSrqWr;
     private int maxSrqSge;
+    private int qpRateLimitMin;
+    private int qpRateLimitMax;
 
     /** @return largest send or receive queue of a QP ({@code max_qp_wr}) */
     public int maxQpWr() {
@@ -90,5 +92,33 @@ public final class IbvDeviceAttr {
     public String toString() {
         return "IbvDeviceAttr[maxQpWr=" + maxQpWr + ", maxSge=" + maxSge + ", maxCqe=" + maxCqe + ", maxSrq="
                 + maxSrq + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + "]";
+    }
+
+    /**
+     * @return the lowest per-QP send rate limit in kbit/s ({@code packet_pacing_caps.qp_rate_limit_min});
+     *     0 if the device cannot pace
+     */
+    public int qpRateLimitMin() {
+        return qpRateLimitMin;
+    }
+
+    /** @param kbps {@code qp_rate_limit_min} @return this */
+    public IbvDeviceAttr qpRateLimitMin(int kbps) {
+        qpRateLimitMin = kbps;
+        return this;
+    }
+
+    /**
+     * @return the highest per-QP send rate limit in kbit/s ({@code packet_pacing_caps.qp_rate_limit_max});
+     *     0 if the device cannot pace, in which case {@link IbvQpAttr#RATE_LIMIT} is refused
+     */
+    public int qpRateLimitMax() {
+        return qpRateLimitMax;
+    }
+
+    /** @param kbps {@code qp_rate_limit_max} @return this */
+    public IbvDeviceAttr qpRateLimitMax(int kbps) {
+        qpRateLimitMax = kbps;
+        return this;
     }
 }

@@ -36,6 +36,11 @@ public final class IbvQpAttr {
     public static final int PATH_MIG_STATE = 1 << 18;
     public static final int CAP = 1 << 19;
     public static final int DEST_QPN = 1 << 20;
+    /**
+     * Packet pacing ({@code IBV_QP_RATE_LIMIT}): allowed from RTR to RTS and from RTS to RTS on a
+     * device whose {@link IbvDeviceAttr#qpRateLimitMax()} is not 0.
+     */
+    public static final int RATE_LIMIT = 1 << 25;
 
     /** Mask for RESET to INIT. */
     public static final int MASK_INIT = STATE | PKEY_INDEX | PORT | ACCESS_FLAGS;
@@ -60,6 +65,7 @@ public final class IbvQpAttr {
     private int minRnrTimer = 12;
     private int maxRdAtomic = 16;
     private int maxDestRdAtomic = 16;
+    private int rateLimit;
     private final IbvAhAttr ahAttr = new IbvAhAttr();
 
     public IbvQpState qpState() {
@@ -202,6 +208,22 @@ public final class IbvQpAttr {
     /** @param n outstanding RDMA READs this QP serves (its replay ring size) @return this */
     public IbvQpAttr maxDestRdAtomic(int n) {
         this.maxDestRdAtomic = n;
+        return this;
+    }
+
+    /** @return the send rate limit in kbit/s ({@code rate_limit}); 0 for none */
+    public int rateLimit() {
+        return rateLimit;
+    }
+
+    /**
+     * @param kbps the most this QP may send, in kbit/s of packets on the wire (headers included),
+     *     within the device's {@link IbvDeviceAttr#qpRateLimitMin()} ..
+     *     {@link IbvDeviceAttr#qpRateLimitMax()}; 0 removes the limit
+     * @return this
+     */
+    public IbvQpAttr rateLimit(int kbps) {
+        this.rateLimit = kbps;
         return this;
     }
 

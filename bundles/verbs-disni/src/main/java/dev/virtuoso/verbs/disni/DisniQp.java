@@ -126,6 +126,10 @@ final class DisniQp implements IbvQp {
         if (attr == null) {
             throw new VerbsException(VerbsException.EINVAL, "modifyQp: attributes are required");
         }
+        if ((mask & IbvQpAttr.RATE_LIMIT) != 0) {
+            // DiSNI has no rate_limit field; queryDevice reports no pacing
+            throw new VerbsException(VerbsException.EOPNOTSUPP, "packet pacing (RATE_LIMIT) is not supported by DiSNI");
+        }
         ConnectionManager cm = ctx.cm();
         cm.lock();
         try {

@@ -66,6 +66,11 @@ final class NativeQp implements IbvQp {
     @Override
     public synchronized void modifyQp(IbvQpAttr a, int mask) throws VerbsException {
         checkOpen();
+        if ((mask & IbvQpAttr.RATE_LIMIT) != 0) {
+            // struct ibv_qp_attr's rate_limit is not bound here; queryDevice reports no pacing
+            throw new VerbsException(VerbsException.EOPNOTSUPP, "packet pacing (RATE_LIMIT) is not supported by this "
+                    + "provider");
+        }
         // IBA's field widths; struct ibv_qp_attr has a byte each, and kernels pass larger values on
         // (rxe keeps retry_cnt 8, a NIC's 3-bit field would wrap it to 0): refuse them here
         checkRange("retry_cnt", a.retryCnt(), 7);

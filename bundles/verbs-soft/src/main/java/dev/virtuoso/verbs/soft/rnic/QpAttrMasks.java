@@ -8,7 +8,7 @@ final class QpAttrMasks {
         "STATE", "CUR_STATE", "EN_SQD_ASYNC_NOTIFY", "ACCESS_FLAGS", "PKEY_INDEX", "PORT", "QKEY",
         "AV", "PATH_MTU", "TIMEOUT", "RETRY_CNT", "RNR_RETRY", "RQ_PSN", "MAX_QP_RD_ATOMIC",
         "ALT_PATH", "MIN_RNR_TIMER", "SQ_PSN", "MAX_DEST_RD_ATOMIC", "PATH_MIG_STATE", "CAP",
-        "DEST_QPN"
+        "DEST_QPN", "bit21", "bit22", "bit23", "bit24", "RATE_LIMIT"
     };
 
     private QpAttrMasks() {

@@ -38,6 +38,17 @@ import dev.virtuoso.verbs.soft.packet.RocePacket;
  * flight, so it only lets the next probe go, from the new {@code unacked}; a NAK ends probing.
  */
 final class Requester {
+    /** Lowest rate limit, kbit/s ({@code qp_rate_limit_min}). */
+    static final int RATE_LIMIT_MIN_KBPS = 1000;
+    /** Highest rate limit, kbit/s ({@code qp_rate_limit_max}). */
+    static final int RATE_LIMIT_MAX_KBPS = Integer.MAX_VALUE;
+    /**
+     * A paced QP that could not send for a while (the engine woke late) may catch up this much, so a
+     * late wake-up costs no rate, yet the burst stays far below a shallow queue.
+     */
+    static final long PACE_BURST_NANOS = 200_000;
+    /** Bytes a packet adds on the wire beyond its payload (Ethernet, IPv4, UDP, BTH, ICRC). */
+    static final int WIRE_OVERHEAD_BYTES = 58;
     private final SoftQp qp;
     private final SendRing sq;
 
@@ -71,6 +82,12 @@ final class Requester {
     private boolean sentAckReq;
     private long timerDeadline;
     private long rnrUntil;
+    /** Packet pacing (the QP's rate limit): picoseconds per byte on the wire, 0 when not paced. */
+    private long pacePicosPerByte;
+    /** Earliest time the next paced packet may leave (nanoTime). */
+    private long paceAt;
+    /** Whether transmission stopped for pacing (its deadline is then {@link #paceAt}). */
+    private boolean paceWaiting;
 
     // outstanding READ requests: PSN of the last response each expects, oldest first
     private int[] readLast = new int[1];
@@ -110,10 +127,20 @@ final class Requester {
         readCount = 0;
     }
 
+    /** Sets the send rate limit ({@code rate_limit}, kbit/s on the wire; 0 for none); takes effect at once. */
+    void rateLimit(int kbps) {
+        pacePicosPerByte = kbps == 0 ? 0 : 8_000_000_000L / kbps;
+        paceAt = 0;
+        paceWaiting = false;
+    }
+
     /** @return the earliest timer deadline (nanoTime), or 0 if none runs */
     long deadline() {
         if (rnrUntil != 0) {
             return rnrUntil;
+        }
+        if (paceWaiting && (timerDeadline == 0 || paceAt - timerDeadline < 0)) {
+            return paceAt == 0 ? 1 : paceAt;
         }
         return timerDeadline;
     }
@@ -148,7 +175,12 @@ final class Requester {
     private int transmit(Engine e, long now) {
         int sent = 0;
         int budget = e.txBurst;
+        paceWaiting = false;
         while (sent < budget && tx != qp.sqPosted && !probeSent) {
+            if (pacePicosPerByte != 0 && paceAt - now > 0) {
+                paceWaiting = true;
+                break;
+            }
             SendWqe w = sq.slot(tx);
             if (txOffset == 0) {
                 if (!w.started && !prepare(w)) {
@@ -186,6 +218,9 @@ final class Requester {
                 break;
             }
             sent++;
+            if (pacePicosPerByte != 0) {
+                pace(now, w, psn);
+            }
             if (!qp.isRts()) {
                 return sent;
             }
@@ -199,6 +234,14 @@ final class Requester {
             }
         }
         return sent;
+    }
+
+    /** Moves {@link #paceAt} on by the wire time of the packet just sent ({@code psn} of WQE {@code w}). */
+    private void pace(long now, SendWqe w, int psn) {
+        long payload = w.opcode == IbvWrOpcode.RDMA_READ ? 0
+                : Math.min(qp.mtu, w.length - ((long) Psn.diff(psn, w.firstPsn) << qp.mtuShift));
+        long start = paceAt - (now - PACE_BURST_NANOS) < 0 ? now - PACE_BURST_NANOS : paceAt;
+        paceAt = start + (payload + WIRE_OVERHEAD_BYTES) * pacePicosPerByte / 1000;
     }
 
     /** First transmission of a WQE: checks its local SGEs and counts its packets. */

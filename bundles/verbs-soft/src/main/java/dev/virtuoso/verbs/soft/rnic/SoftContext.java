@@ -48,7 +48,8 @@ final class SoftContext implements IbvContext {
         boolean srq = c.sharedReceiveQueues();
         return new IbvDeviceAttr().maxQpWr(c.maxQueueWr()).maxSge(SoftPd.MAX_SGE).maxCqe(c.maxCqe())
                 .maxSrq(srq ? Integer.MAX_VALUE : 0).maxSrqWr(srq ? c.maxQueueWr() : 0)
-                .maxSrqSge(srq ? SoftPd.MAX_SGE : 0);
+                .maxSrqSge(srq ? SoftPd.MAX_SGE : 0)
+                .qpRateLimitMin(Requester.RATE_LIMIT_MIN_KBPS).qpRateLimitMax(Requester.RATE_LIMIT_MAX_KBPS);
     }
 
     @Override

@@ -62,6 +62,8 @@ final class SoftQp implements IbvQp {
     int retryCnt;
     int rnrRetry;
     int minRnrTimer;
+    /** Send rate limit in kbit/s, 0 for none (packet pacing). */
+    int rateLimit;
     int maxRdAtomic;
     int maxDestRdAtomic;
     private final IbvAhAttr ah = new IbvAhAttr();
@@ -344,10 +346,10 @@ final class SoftQp implements IbvQp {
             optional = IbvQpAttr.ACCESS_FLAGS | IbvQpAttr.PKEY_INDEX;
         } else if (cur == IbvQpState.RTR && target == IbvQpState.RTS) {
             required = IbvQpAttr.MASK_RTS & ~IbvQpAttr.STATE;
-            optional = IbvQpAttr.ACCESS_FLAGS | IbvQpAttr.MIN_RNR_TIMER;
+            optional = IbvQpAttr.ACCESS_FLAGS | IbvQpAttr.MIN_RNR_TIMER | IbvQpAttr.RATE_LIMIT;
         } else if (cur == IbvQpState.RTS && target == IbvQpState.RTS) {
             required = 0;
-            optional = IbvQpAttr.ACCESS_FLAGS | IbvQpAttr.MIN_RNR_TIMER;
+            optional = IbvQpAttr.ACCESS_FLAGS | IbvQpAttr.MIN_RNR_TIMER | IbvQpAttr.RATE_LIMIT;
         } else {
             throw new VerbsException(VerbsException.EINVAL,
                     "illegal QP transition " + cur + " -> " + target);
@@ -371,6 +373,8 @@ final class SoftQp implements IbvQp {
         }
         if (target == IbvQpState.RESET) {
             requester.reset();
+            rateLimit = 0;
+            requester.rateLimit(0);
             responder.reset();
             if (rq != null) {
                 while (rq.available()) {
@@ -411,10 +415,19 @@ final class SoftQp implements IbvQp {
             maxRdAtomic = a.maxRdAtomic();
             requester.start(rnic.config, sqPsn);
         }
+        if ((mask & IbvQpAttr.RATE_LIMIT) != 0) {
+            rateLimit = a.rateLimit();
+            requester.rateLimit(rateLimit);
+        }
         state = target;
     }
 
     private void validate(IbvQpAttr a, int mask) throws VerbsException {
+        if ((mask & IbvQpAttr.RATE_LIMIT) != 0 && a.rateLimit() != 0
+                && (a.rateLimit() < Requester.RATE_LIMIT_MIN_KBPS || a.rateLimit() > Requester.RATE_LIMIT_MAX_KBPS)) {
+            throw invalid("rate limit (kbit/s, 0 or " + Requester.RATE_LIMIT_MIN_KBPS + ".."
+                    + Requester.RATE_LIMIT_MAX_KBPS + ")", a.rateLimit());
+        }
         if ((mask & IbvQpAttr.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~IbvAccess.ALL) != 0) {
             throw invalid("access flags", a.qpAccessFlags());
         }
@@ -492,7 +505,8 @@ final class SoftQp implements IbvQp {
                 .rnrRetry(rnrRetry)
                 .minRnrTimer(minRnrTimer)
                 .maxRdAtomic(maxRdAtomic)
-                .maxDestRdAtomic(maxDestRdAtomic);
+                .maxDestRdAtomic(maxDestRdAtomic)
+                .rateLimit(rateLimit);
         o.ahAttr().copyFrom(ah);
         return o;
     }
@@ -511,7 +525,8 @@ final class SoftQp implements IbvQp {
                 .rnrRetry(a.rnrRetry())
                 .minRnrTimer(a.minRnrTimer())
                 .maxRdAtomic(a.maxRdAtomic())
-                .maxDestRdAtomic(a.maxDestRdAtomic());
+                .maxDestRdAtomic(a.maxDestRdAtomic())
+                .rateLimit(a.rateLimit());
         o.ahAttr().copyFrom(a.ahAttr());
         return o;
     }

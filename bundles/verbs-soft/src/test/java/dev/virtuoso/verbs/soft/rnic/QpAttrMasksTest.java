@@ -22,6 +22,7 @@ class QpAttrMasksTest {
     @Test
     void bitsWithoutANameAreNumbered() {
         assertEquals("bit21", QpAttrMasks.names(1 << 21));
+        assertEquals("RATE_LIMIT", QpAttrMasks.names(IbvQpAttr.RATE_LIMIT));
         assertEquals("DEST_QPN|bit21|bit31", QpAttrMasks.names(1 << 20 | 1 << 21 | 1 << 31));
     }
 }

@@ -139,6 +139,13 @@ public interface Decomposition extends AutoCloseable {
      */
     int maxOutstandingChunks(int path);
 
+    /**
+     * @param path path slot
+     * @return the congestion-avoidance policy's pacing rate for the path, bits per second, 0 for none
+     * @since 2.2
+     */
+    long pacingBitsPerSecond(int path);
+
     /** @return messages accepted and not yet completed */
     int messagesInProgress();
 

@@ -23,6 +23,21 @@ public interface CongestionAvoidanceSession extends AutoCloseable {
     int maxOutstandingChunks(int path);
 
     /**
+     * The rate the path's QP may send at, where the device paces packets ({@code IBV_QP_RATE_LIMIT}):
+     * a standing queue in front of a lossy link is what go-back-N resends after each loss, and
+     * pacing at the path's rate keeps that queue empty. The core asks after chunks complete and
+     * applies a changed rate (rounded to the device's range); on a device that cannot pace the value
+     * is ignored.
+     *
+     * @param path path slot
+     * @return bits per second on the wire (headers included), 0 for no limit (the default)
+     * @since 1.2
+     */
+    default long pacingBitsPerSecond(int path) {
+        return 0;
+    }
+
+    /**
      * A chunk on {@code path} ended.
      *
      * @param path path slot

@@ -583,6 +583,16 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
         }
     }
 
+    @Override
+    public long pacingBitsPerSecond(int p) {
+        try {
+            return Math.max(0, cc.pacingBitsPerSecond(p));
+        } catch (RuntimeException e) {
+            ccFault(e);
+            return 0;
+        }
+    }
+
     private void chunkComplete(int p, long n, long latency, ChunkOutcome outcome) {
         if (observer != null) {
             try {

@@ -77,16 +77,22 @@ public final class PolicyBench {
     private static ConnectOptions lossyOptions(String lb, String cc) {
         ConnectOptions.Builder b = options(lb, cc).toBuilder().retryCount(Integer.getInteger("bench.retryCount", 7))
                 .ackTimeout(Integer.getInteger("bench.ackTimeout", 14));
-        // -Dbench.chunkProbe=window=1,levelChunks=32: cc-chunkprobe settings for this run
-        for (String kv : System.getProperty("bench.chunkProbe", "").split(",")) {
+        // -Dbench.chunkProbe=window=1,levelChunks=32 and -Dbench.ccFixed=pacingBitsPerSecond=99000000:
+        // the policy's settings for this run
+        policyProperties(b, cc, "cc-chunkprobe", "bench.chunkProbe");
+        policyProperties(b, cc, "cc-fixed", "bench.ccFixed");
+        return b.build();
+    }
+
+    private static void policyProperties(ConnectOptions.Builder b, String cc, String policy, String property) {
+        for (String kv : System.getProperty(property, "").split(",")) {
             int eq = kv.indexOf('=');
             if (eq <= 0 && !kv.isBlank()) {
-                throw new IllegalArgumentException("-Dbench.chunkProbe takes key=value,...: " + kv);
-            } else if (eq > 0 && cc.equals("cc-chunkprobe")) {
-                b.policyProperty("cc-chunkprobe." + kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+                throw new IllegalArgumentException("-D" + property + " takes key=value,...: " + kv);
+            } else if (eq > 0 && cc.equals(policy)) {
+                b.policyProperty(policy + "." + kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
             }
         }
-        return b.build();
     }
 
     private static final String LOSSY_LINK = System.getProperty("bench.lossyLink", "");

@@ -85,6 +85,7 @@ final class ConnectionEngine {
     private final Decomposition decomposition;
     private final PathTable table;
     private final PathManager paths;
+    private final PathPacer pacer;
     private final PolicyBinder policies;
     private final PathMonitorLink monitor;
     private final PolicyRegistry registry;
@@ -158,6 +159,7 @@ final class ConnectionEngine {
             this.conn = new MpConnection(s.id, remote, options, this, res);
             this.table = new PathTable(cs.maxPaths());
             this.paths = new PathManager(res, reassembly, table, writer, options, cs, s.locals(), s.client);
+            this.pacer = new PathPacer(res.device, table.capacity());
             this.monitor = new PathMonitorLink(s.id, table, paths, s.scratch, peerScratch, monitor, factory, writer,
                     s.client, s.sharedCapacities());
             paths.events(this.monitor);
@@ -441,7 +443,11 @@ final class ConnectionEngine {
             int work = monitor.tick(now);
             work += runCommands();
             work += readControl();
-            int data = takeRequests() + pollCq();
+            int completed = pollCq();
+            int data = takeRequests() + completed;
+            if (completed > 0) {
+                work += pacer.update(decomposition, table, paths);
+            }
             dataWork |= data > 0;
             work += data;
             work += monitor.probe();

@@ -15,4 +15,9 @@ public @interface FixedChunkConfig {
 
     @AttributeDefinition(description = "Chunks outstanding per path.", min = "1")
     int window() default 4;
+
+    @AttributeDefinition(description = "Packet pacing of every path, bits per second on the wire, where the device"
+            + " can pace (IBV_QP_RATE_LIMIT); 0 = none. A path paced just below its link's rate keeps no standing"
+            + " queue, so a random loss costs go-back-N only the packets in flight.", min = "0")
+    long pacingBitsPerSecond() default 0;
 }

@@ -35,6 +35,7 @@ public final class FixedChunkPolicy implements CongestionAvoidancePolicy {
 
     private volatile long defaultChunkBytes = 1024 * 1024;
     private volatile int defaultWindow = 4;
+    private volatile long defaultPacing;
 
     /** @param config configured defaults */
     @Activate
@@ -42,6 +43,7 @@ public final class FixedChunkPolicy implements CongestionAvoidancePolicy {
     void configure(FixedChunkConfig config) {
         defaultChunkBytes = positive("chunkBytes", config.chunkBytes());
         defaultWindow = (int) positive("window", config.window());
+        defaultPacing = notNegative("pacingBitsPerSecond", config.pacingBitsPerSecond());
     }
 
     @Override
@@ -56,7 +58,16 @@ public final class FixedChunkPolicy implements CongestionAvoidancePolicy {
         if (window > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(NAME + ".window too large: " + window);
         }
-        return new FixedChunkSession(chunk, (int) window);
+        long pacing = notNegative("pacingBitsPerSecond",
+                context.longProperty(NAME + ".pacingBitsPerSecond", defaultPacing));
+        return new FixedChunkSession(chunk, (int) window, pacing);
+    }
+
+    private static long notNegative(String name, long v) {
+        if (v < 0) {
+            throw new IllegalArgumentException(NAME + "." + name + " must be >= 0: " + v);
+        }
+        return v;
     }
 
     private static long positive(String name, long v) {

@@ -3,14 +3,21 @@ package dev.virtuoso.policy.cc.fixed;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.CongestionAvoidanceSession;
 
-/** One connection's {@value FixedChunkPolicy#NAME} state: two constants. */
+/** One connection's {@value FixedChunkPolicy#NAME} state: three constants. */
 final class FixedChunkSession implements CongestionAvoidanceSession {
     private final long chunkBytes;
     private final int window;
+    private final long pacingBitsPerSecond;
 
-    FixedChunkSession(long chunkBytes, int window) {
+    FixedChunkSession(long chunkBytes, int window, long pacingBitsPerSecond) {
         this.chunkBytes = chunkBytes;
         this.window = window;
+        this.pacingBitsPerSecond = pacingBitsPerSecond;
+    }
+
+    @Override
+    public long pacingBitsPerSecond(int path) {
+        return pacingBitsPerSecond;
     }
 
     @Override

@@ -16,6 +16,10 @@ import dev.virtuoso.spi.policy.PolicyContext;
 class FixedChunkPolicyTest {
 
     static FixedChunkConfig config(long chunk, int window) {
+        return config(chunk, window, 0);
+    }
+
+    static FixedChunkConfig config(long chunk, int window, long pacing) {
         return new FixedChunkConfig() {
             @Override
             public Class<? extends Annotation> annotationType() {
@@ -31,6 +35,11 @@ class FixedChunkPolicyTest {
             public int window() {
                 return window;
             }
+
+            @Override
+            public long pacingBitsPerSecond() {
+                return pacing;
+            }
         };
     }
 
@@ -40,6 +49,7 @@ class FixedChunkPolicyTest {
         CongestionAvoidanceSession s = p.newSession(new PolicyContext("c", Map.of()), new FakePaths(2));
         assertEquals(1 << 20, s.maxChunkBytes(0));
         assertEquals(4, s.maxOutstandingChunks(1));
+        assertEquals(0, s.pacingBitsPerSecond(1), "not paced");
         s.onChunkComplete(0, 1 << 20, 1000, ChunkOutcome.RETRY_EXCEEDED);
         assertEquals(1 << 20, s.maxChunkBytes(0), "fixed: losses change nothing");
     }
@@ -57,5 +67,19 @@ class FixedChunkPolicyTest {
         assertThrows(IllegalArgumentException.class,
                 () -> p.newSession(new PolicyContext("c", Map.of("cc-fixed.chunkBytes", 0)), new FakePaths(1)));
         assertThrows(IllegalArgumentException.class, () -> p.configure(config(1024, 0)));
+    }
+
+    @Test
+    void pacingComesFromConfigAdminOrTheConnection() {
+        FixedChunkPolicy p = new FixedChunkPolicy();
+        p.configure(config(1 << 20, 4, 90_000_000));
+        CongestionAvoidanceSession s = p.newSession(new PolicyContext("c", Map.of()), new FakePaths(2));
+        assertEquals(90_000_000, s.pacingBitsPerSecond(0));
+        assertEquals(90_000_000, s.pacingBitsPerSecond(1), "every path");
+        s = p.newSession(new PolicyContext("c", Map.of("cc-fixed.pacingBitsPerSecond", "40000000")), new FakePaths(1));
+        assertEquals(40_000_000, s.pacingBitsPerSecond(0));
+        assertThrows(IllegalArgumentException.class, () -> p.newSession(
+                new PolicyContext("c", Map.of("cc-fixed.pacingBitsPerSecond", -1)), new FakePaths(1)));
+        assertThrows(IllegalArgumentException.class, () -> p.configure(config(1024, 1, -5)));
     }
 }

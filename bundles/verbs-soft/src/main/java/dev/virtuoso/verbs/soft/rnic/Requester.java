@@ -239,9 +239,22 @@ final class Requester {
     /** Moves {@link #paceAt} on by the wire time of the packet just sent ({@code psn} of WQE {@code w}). */
     private void pace(long now, SendWqe w, int psn) {
         long payload = w.opcode == IbvWrOpcode.RDMA_READ ? 0
-                : Math.min(qp.mtu, w.length - ((long) Psn.diff(psn, w.firstPsn) << qp.mtuShift));
+                : packetPayload(w.length, Psn.diff(psn, w.firstPsn), qp.mtu, qp.mtuShift);
+        paceAt = nextPaceAt(paceAt, now, payload + WIRE_OVERHEAD_BYTES, pacePicosPerByte);
+    }
+
+    /** @return the payload of packet {@code index} (from 0) of a message of {@code length} bytes */
+    static long packetPayload(long length, int index, int mtu, int mtuShift) {
+        return Math.min(mtu, length - ((long) index << mtuShift));
+    }
+
+    /**
+     * @return when the packet after one of {@code wireBytes} may leave: its wire time after the
+     *     previous one's slot, or after {@code now} less the catch-up allowance if the QP fell behind
+     */
+    static long nextPaceAt(long paceAt, long now, long wireBytes, long picosPerByte) {
         long start = paceAt - (now - PACE_BURST_NANOS) < 0 ? now - PACE_BURST_NANOS : paceAt;
-        paceAt = start + (payload + WIRE_OVERHEAD_BYTES) * pacePicosPerByte / 1000;
+        return start + wireBytes * picosPerByte / 1000;
     }
 
     /** First transmission of a WQE: checks its local SGEs and counts its packets. */

@@ -83,6 +83,36 @@ class PacingTest {
     }
 
     @Test
+    void aPacedPacketWaitsForItsSlotNotForTheIdleTimeout() throws Exception {
+        peer = RawPeer.withSqPsn(0, 7, 7);
+        peer.qp.modifyQp(rts(16_000), IbvQpAttr.RATE_LIMIT); // 0.54 ms per packet; nothing else wakes the engine
+        int packets = 24;
+        IbvMr mr = peer.mr(packets * MTU, IbvAccess.ALL);
+        peer.qp.postSend(write(mr, packets * MTU));
+        long nanos = spread(packets);
+        assertTrue(nanos < 120_000_000L, "24 packets at 16 Mbit/s (12 ms of wire time) took " + nanos / 1000
+                + " us: the engine must wake for the next slot, not after its longest park (10 ms)");
+    }
+
+    @Test
+    void slotsFollowEachPacketsWireBytes() {
+        assertEquals(1024, Requester.packetPayload(2 * 1024 + 100, 0, 1024, 10));
+        assertEquals(1024, Requester.packetPayload(2 * 1024 + 100, 1, 1024, 10));
+        assertEquals(100, Requester.packetPayload(2 * 1024 + 100, 2, 1024, 10), "the last packet's part");
+        assertEquals(0, Requester.packetPayload(0, 0, 4096, 12));
+        long ps = 1_000; // 8 Gbit/s: a nanosecond per byte
+        long now = 10_000_000;
+        assertEquals(now + 5_000, Requester.nextPaceAt(now + 4_000, now, 1_000, ps), "after the previous slot");
+        assertEquals(now - Requester.PACE_BURST_NANOS + 1_082,
+                Requester.nextPaceAt(0, now, 1_082, ps), "a QP that fell behind catches up at most the burst");
+        long edge = now - Requester.PACE_BURST_NANOS;
+        assertEquals(edge + 1_000, Requester.nextPaceAt(edge, now, 1_000, ps), "at the burst's edge");
+        assertEquals(edge + 1_000, Requester.nextPaceAt(edge - 1, now, 1_000, ps), "just behind it");
+        assertEquals(now + 2_000_000, Requester.nextPaceAt(now + 1_000_000, now, 1_000, 1_000_000),
+                "picoseconds per byte");
+    }
+
+    @Test
     void zeroRemovesTheLimitAndAResetClearsIt() throws Exception {
         peer = RawPeer.withSqPsn(0, 7, 7);
         peer.qp.modifyQp(rts(1_000), IbvQpAttr.RATE_LIMIT); // 125 kB/s: a packet per 8.6 ms
@@ -96,10 +126,14 @@ class PacingTest {
         long nanos = spread(packets);
         assertTrue(nanos < 150_000_000L, "unpaced: 24 packets in " + nanos / 1000 + " us (paced: 207 ms)");
 
-        peer.qp.modifyQp(rts(2_000), IbvQpAttr.RATE_LIMIT);
+        peer.qp.modifyQp(rts(1_000), IbvQpAttr.RATE_LIMIT);
         peer.qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.RESET), IbvQpAttr.STATE);
         peer.qp.queryQp(q);
         assertEquals(0, q.rateLimit(), "a reset clears the limit");
+        peer.reconnect(0);
+        peer.qp.postSend(write(mr, packets * MTU));
+        long again = spread(packets);
+        assertTrue(again < 150_000_000L, "unpaced after the reset: " + again / 1000 + " us (paced: 207 ms)");
     }
 
     @Test

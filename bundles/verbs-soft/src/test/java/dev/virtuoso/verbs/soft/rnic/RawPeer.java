@@ -88,6 +88,11 @@ final class RawPeer implements AutoCloseable {
         qp = pd.createQp(new IbvQpInitAttr().sendCq(cq).recvCq(cq).srq(srq).maxSendWr(64)
                 .maxRecvWr(64)
                 .maxSendSge(2).maxRecvSge(2).maxInlineData(64));
+        toRts(rts, rqPsn, maxDestRdAtomic, minRnrTimer);
+        a = new InetSocketAddress(InetAddress.getByAddress(A_IP), ctx.udpPort());
+    }
+
+    private void toRts(IbvQpAttr rts, int rqPsn, int maxDestRdAtomic, int minRnrTimer) throws Exception {
         qp.modifyQp(new IbvQpAttr().qpState(IbvQpState.INIT).pkeyIndex(0).portNum(1)
                 .qpAccessFlags(IbvAccess.ALL), IbvQpAttr.MASK_INIT);
         IbvQpAttr rtr = new IbvQpAttr().qpState(IbvQpState.RTR).pathMtu(IbvMtu.MTU_1024)
@@ -96,7 +101,11 @@ final class RawPeer implements AutoCloseable {
         rtr.ahAttr().dgid(InetAddress.getByAddress(B_IP)).sgidIndex(0).udpPort(4791);
         qp.modifyQp(rtr, IbvQpAttr.MASK_RTR);
         qp.modifyQp(rts.qpState(IbvQpState.RTS), IbvQpAttr.MASK_RTS);
-        a = new InetSocketAddress(InetAddress.getByAddress(A_IP), ctx.udpPort());
+    }
+
+    /** After a reset: INIT, RTR and RTS again as {@link #withSqPsn} sets them up, sending from {@code sqPsn}. */
+    void reconnect(int sqPsn) throws Exception {
+        toRts(new IbvQpAttr().sqPsn(sqPsn).timeout(0).retryCnt(7).rnrRetry(7).maxRdAtomic(4), 0, 4, 1);
     }
 
     /** Default device, timeout off, retry counts as given, rqPsn 0, 4 READs, RNR code 1. */

@@ -357,6 +357,22 @@ class DecompositionSessionsTest {
     }
 
     @Test
+    void pacingComesFromTheSessionNeverNegativeAndIsNoneAfterAFault() {
+        open(1, false);
+        assertEquals(0, d.pacingBitsPerSecond(0), "the built-in does not pace");
+        RecordingCc cc = new RecordingCc(MIB, 2);
+        cc.pacing = 90_000_000;
+        d.congestionAvoidance(cc);
+        assertEquals(90_000_000, d.pacingBitsPerSecond(0));
+        cc.pacing = -7;
+        assertEquals(0, d.pacingBitsPerSecond(0), "a negative rate is no limit");
+        cc.throwOnPacing = true;
+        assertEquals(0, d.pacingBitsPerSecond(0));
+        assertEquals(1, d.counters().policyFaults());
+        assertTrue(cc.closed, "replaced by the built-in");
+    }
+
+    @Test
     void aZeroWindowFromThePolicyStillLetsOneChunkGo() {
         open(1, false);
         d.congestionAvoidance(new RecordingCc(256 * KIB, 0));
@@ -644,6 +660,8 @@ class DecompositionSessionsTest {
         boolean throwOnChunkBytes;
         boolean throwOnWindow;
         boolean throwOnCallbacks;
+        long pacing;
+        boolean throwOnPacing;
 
         RecordingCc(long chunkBytes, int window) {
             this.chunkBytes = chunkBytes;
@@ -664,6 +682,14 @@ class DecompositionSessionsTest {
                 throw new IllegalStateException("policy bug");
             }
             return window;
+        }
+
+        @Override
+        public long pacingBitsPerSecond(int path) {
+            if (throwOnPacing) {
+                throw new IllegalStateException("policy bug");
+            }
+            return pacing;
         }
 
         @Override

@@ -443,8 +443,9 @@ final class ConnectionEngine {
             int work = monitor.tick(now);
             work += runCommands();
             work += readControl();
+            int requests = takeRequests();
             int completed = pollCq();
-            int data = takeRequests() + completed;
+            int data = requests + completed;
             if (completed > 0) {
                 work += pacer.update(decomposition, table, paths);
             }

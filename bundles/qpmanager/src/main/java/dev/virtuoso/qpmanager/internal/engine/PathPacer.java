@@ -24,6 +24,7 @@ final class PathPacer {
     private final IbvQp[] appliedTo;
     private final IbvQpAttr attr = new IbvQpAttr().qpState(IbvQpState.RTS);
     private long changes;
+    /** Refused rate limits; the first is logged. */
     private long failures;
 
     PathPacer(IbvDeviceAttr device, int slots) {
@@ -44,7 +45,7 @@ final class PathPacer {
      * @return modify_qp calls made
      */
     int update(Decomposition d, PathTable table, PathManager paths) {
-        if (maxKbps <= 0) {
+        if (!capable()) {
             return 0;
         }
         int n = 0;
@@ -89,15 +90,5 @@ final class PathPacer {
     /** @return rate limits applied */
     long changes() {
         return changes;
-    }
-
-    /** @return rate limits the device refused */
-    long failures() {
-        return failures;
-    }
-
-    /** @return the rate in force on a path, kbit/s (0: none) */
-    int applied(int path) {
-        return applied[path];
     }
 }

@@ -41,6 +41,8 @@ final class BenchPair implements AutoCloseable {
     final MultipathConnection client;
     final MultipathConnection server;
     private final SoftVerbsProvider provider;
+    /** The client device, opened only to read its counters (retransmissions, timeouts, NAKs). */
+    private final dev.virtuoso.spi.verbs.IbvContext clientDevice;
     private final Connector connector;
     private final MultipathListener listener;
 
@@ -64,6 +66,7 @@ final class BenchPair implements AutoCloseable {
         }
         provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a").build(),
                 SoftRnicConfig.builder("b").addresses(b).fabric(network, "b").build());
+        clientDevice = provider.openDevice("a");
         PolicyRegistry policies = new PolicyRegistry();
         policies.add(AdaptivePolicy.NAME, new AdaptivePolicy());
         policies.add(ProportionalPolicy.NAME, new ProportionalPolicy());
@@ -118,12 +121,18 @@ final class BenchPair implements AutoCloseable {
         }
     }
 
+    /** @return the client device's counters, non-zero ones only */
+    String clientCounters() {
+        return clientDevice.counters().toString();
+    }
+
     @Override
     public void close() {
         client.close();
         server.close();
         listener.close();
         connector.close();
+        clientDevice.close();
         provider.close();
         network.close();
     }

@@ -107,6 +107,7 @@ public final class PolicyBench {
                     "  MP_WRITEs ok %d, failed %d, not completed 20 s after the end %d, byte mismatches %d, bytes verified %d%s%n",
                     r.requestsCompleted(), r.requestsFailed(), r.undrained(), r.mismatches(), r.bytesVerified(),
                     r.firstFailure() == null ? "" : ", first failure " + r.firstFailure());
+            System.out.println("  client device counters " + pair.clientCounters());
             for (PathStats p : pair.client.pathStats()) {
                 System.out.printf(Locale.ROOT,
                         "  path %d %s: %d bytes, %d chunks ok, %d failed, est %.1f Mbit/s, probed %.1f Mbit/s%n",
@@ -203,7 +204,7 @@ public final class PolicyBench {
                 LOSSY_LB);
         List<String> rows = new ArrayList<>();
         for (String loss : System.getProperty("bench.losses", "0.1%,1%,5%").split(",")) {
-            for (String cc : new String[] {"cc-chunkprobe", "cc-fixed"}) {
+            for (String cc : System.getProperty("bench.lossyCc", "cc-chunkprobe,cc-fixed").split(",")) {
                 System.out.println("- loss " + loss + " " + cc);
                 try (BenchPair pair = new BenchPair(links(mbit, "loss=" + loss + " " + LOSSY_LINK),
                         lossyOptions(LOSSY_LB, cc), 1)) {

@@ -49,4 +49,9 @@ public @interface ChunkProbeConfig {
             + " second of chunk latency) than the best size so far counts as a loss (go-back-N damage grows"
             + " with the chunk); 100 = off.", min = "0", max = "100")
     int slowdownPercent() default 5;
+
+    @AttributeDefinition(description = "A larger size is kept only if its level completes at least this many"
+            + " percent faster than the best smaller size (growth must pay: every byte in flight is resent"
+            + " after a loss); 0 = any size not slower than slowdownPercent is kept.", min = "0")
+    int gainPercent() default 5;
 }

@@ -30,6 +30,10 @@ import dev.virtuoso.spi.policy.PathStateView;
  * latency) than the best level before counts as a loss of its size, without failing a WR: with
  * retries, go-back-N hides losses from the completions but not from their latency, and its damage
  * (the WR resent from the lost packet on) grows with the chunk.</li>
+ * <li>While none of a path's chunks ended in RETRY_EXC_ERR (retries hide its losses), a level that
+ * tested a size above the proven one must also be {@code gainPercent} faster than the best level
+ * before: a size merely not slower is not worth what it resends per loss, and level-to-level noise
+ * would otherwise let sizes climb. In STEADY the reference is smoothed over levels.</li>
  * </ul>
  * Chunks smaller than the current size prove nothing if they are message tails (at most half the
  * size, or no larger than the proven size); a chunk between those and the size (the load balancer
@@ -180,11 +184,15 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         }
         double rate = (double) levelBytes[p] / levelNanos[p];
         if (phase[p] == STEADY) {
-            bestRate[p] = rate; // the reference a re-probe is measured against, kept current
+            // the reference a re-probe is measured against, kept current but smoothed: against
+            // one unlucky level a lucky re-probe would look faster
+            bestRate[p] = bestRate[p] > 0 ? (3 * bestRate[p] + rate) / 4 : rate;
             resetLevel(p);
             return;
         }
-        if (bestRate[p] > 0 && rate < bestRate[p] * (100 - s.slowdownPercent()) / 100) {
+        if (bestRate[p] > 0 && rate < bestRate[p] * (100 - s.slowdownPercent()) / 100
+                || s.gainPercent() > 0 && !overflowed[p] && bestRate[p] > 0 && levelMax[p] > safe[p]
+                        && rate < bestRate[p] * (100 + s.gainPercent()) / 100) {
             backOff(p); // slower than a smaller size: go-back-N damage outweighs the larger chunk
             return;
         }

@@ -5,12 +5,12 @@ import dev.virtuoso.spi.policy.PolicyContext;
 /** Validated settings of one session (see {@link ChunkProbeConfig} for each). */
 record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxChunkBytes, long linearStepBytes,
         int window, long reprobeAfterChunks, int levelChunks, long levelBytes, int slowdownPercent,
-        int windowAfterLoss) {
+        int windowAfterLoss, int gainPercent) {
 
     private static final String P = ChunkProbePolicy.NAME + ".";
     /** The defaults of {@link ChunkProbeConfig}. */
     static final ChunkProbeSettings DEFAULTS = new ChunkProbeSettings(16384, 4096, 64L << 20, 65536, 2, 1024, 16,
-            1L << 20, 5, 1);
+            1L << 20, 5, 1, 5);
 
     ChunkProbeSettings {
         atLeast("minChunkBytes", minChunkBytes, 1);
@@ -23,6 +23,7 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
         atLeast("levelChunks", levelChunks, 1);
         atLeast("levelBytes", levelBytes, 1);
         atLeast("slowdownPercent", slowdownPercent, 0);
+        atLeast("gainPercent", gainPercent, 0);
         if (slowdownPercent > 100) {
             throw new IllegalArgumentException(P + "slowdownPercent must be <= 100: " + slowdownPercent);
         }
@@ -31,7 +32,7 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
     static ChunkProbeSettings of(ChunkProbeConfig c) {
         return new ChunkProbeSettings(c.initialChunkBytes(), c.minChunkBytes(), c.maxChunkBytes(),
                 c.linearStepBytes(), c.window(), c.reprobeAfterChunks(), c.levelChunks(), c.levelBytes(),
-                c.slowdownPercent(), c.windowAfterLoss());
+                c.slowdownPercent(), c.windowAfterLoss(), c.gainPercent());
     }
 
     /** @return these defaults with the connection's {@code cc-chunkprobe.<name>} properties applied */
@@ -42,7 +43,8 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
                 ctx.longProperty(P + "linearStepBytes", linearStepBytes), intOf(ctx, "window", window),
                 ctx.longProperty(P + "reprobeAfterChunks", reprobeAfterChunks),
                 intOf(ctx, "levelChunks", levelChunks), ctx.longProperty(P + "levelBytes", levelBytes),
-                intOf(ctx, "slowdownPercent", slowdownPercent), intOf(ctx, "windowAfterLoss", windowAfterLoss));
+                intOf(ctx, "slowdownPercent", slowdownPercent), intOf(ctx, "windowAfterLoss", windowAfterLoss),
+                intOf(ctx, "gainPercent", gainPercent));
     }
 
     private static int intOf(PolicyContext ctx, String name, int dflt) {

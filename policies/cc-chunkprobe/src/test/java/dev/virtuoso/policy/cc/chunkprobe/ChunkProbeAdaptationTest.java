@@ -14,10 +14,13 @@ import dev.virtuoso.spi.policy.PolicyContext;
 class ChunkProbeAdaptationTest {
     private static final long KIB = 1024;
 
-    /** A session with one chunk in flight from 64 KiB (the paper's start) and the other defaults. */
+    /**
+     * A session with one chunk in flight from 64 KiB (the paper's start), sizes kept unless slower
+     * (no gain asked: ChunkProbeGainTest covers that rule) and the other defaults.
+     */
     private static ChunkProbeSession session(Map<String, Object> props) {
         Map<String, Object> all = new java.util.HashMap<>(Map.of("cc-chunkprobe.window", 1,
-                "cc-chunkprobe.initialChunkBytes", 65536));
+                "cc-chunkprobe.initialChunkBytes", 65536, "cc-chunkprobe.gainPercent", 0));
         all.putAll(props);
         return (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("c", all), new FakePaths(1));
     }
@@ -121,7 +124,8 @@ class ChunkProbeAdaptationTest {
     void overlappingChunksAreMeasuredByTheTimeThePathWasBusy() {
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(-5_000_000_000L);
         ChunkProbeSession cc = (ChunkProbeSession) new ChunkProbePolicy(now::get).newSession(
-                new PolicyContext("c", Map.of("cc-chunkprobe.window", 2, "cc-chunkprobe.initialChunkBytes", 65536)), new FakePaths(1));
+                new PolicyContext("c", Map.of("cc-chunkprobe.window", 2, "cc-chunkprobe.initialChunkBytes", 65536,
+                        "cc-chunkprobe.gainPercent", 0)), new FakePaths(1));
         assertEquals(2, cc.maxOutstandingChunks(0));
         for (int i = 0; i < 16; i++) { // 64 KiB every 1 ms, each 2 ms after its post: 64 KiB per ms busy
             now.addAndGet(1_000_000);
@@ -137,7 +141,8 @@ class ChunkProbeAdaptationTest {
         assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
 
         ChunkProbeSession gaps = (ChunkProbeSession) new ChunkProbePolicy(now::get).newSession(
-                new PolicyContext("g", Map.of("cc-chunkprobe.window", 2, "cc-chunkprobe.initialChunkBytes", 65536)), new FakePaths(1));
+                new PolicyContext("g", Map.of("cc-chunkprobe.window", 2, "cc-chunkprobe.initialChunkBytes", 65536,
+                        "cc-chunkprobe.gainPercent", 0)), new FakePaths(1));
         for (int i = 0; i < 16; i++) { // 1 ms chunks with idle gaps of 9 ms between them: only busy time counts
             now.addAndGet(10_000_000);
             gaps.onChunkComplete(0, 64 * KIB, 1_000_000, ChunkOutcome.SUCCESS);

@@ -61,10 +61,11 @@ class ChunkProbePolicyTest {
 
     /**
      * The paper's rules: levels of one chunk (each success of a full-size chunk is a completed level),
-     * one WR in flight per path, starting at 64 KiB.
+     * one WR in flight per path, starting at 64 KiB, a size kept unless it is slower (no gain asked).
      */
     static final Map<String, Object> ONE_CHUNK_LEVELS = Map.of("cc-chunkprobe.levelChunks", 1,
-            "cc-chunkprobe.levelBytes", 1, "cc-chunkprobe.window", 1, "cc-chunkprobe.initialChunkBytes", 65536);
+            "cc-chunkprobe.levelBytes", 1, "cc-chunkprobe.window", 1, "cc-chunkprobe.initialChunkBytes", 65536,
+            "cc-chunkprobe.gainPercent", 0);
 
     private static ChunkProbeSession session(ChunkProbePolicy policy, String id, FakePaths paths,
             Map<String, Object> props) {

@@ -1,0 +1,92 @@
+package dev.virtuoso.policy.cc.chunkprobe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.policy.testkit.FakePaths;
+import dev.virtuoso.spi.policy.ChunkOutcome;
+import dev.virtuoso.spi.policy.PolicyContext;
+
+/**
+ * {@code gainPercent}: while retries hide every loss of a path, a larger size must be measurably
+ * faster to be kept (go-back-N resends what is in flight, so a size that is merely not slower
+ * costs more per loss); once a chunk of the path ended in RETRY_EXC_ERR, its losses are visible and
+ * the paper's rule (keep unless slower) applies.
+ */
+class ChunkProbeGainTest {
+    private static final long KIB = 1024;
+
+    /** Levels of 4 chunks, one chunk in flight, from 64 KiB; the default gain unless given. */
+    private static ChunkProbeSession session(Map<String, Object> props) {
+        Map<String, Object> all = new HashMap<>(Map.of("cc-chunkprobe.window", 1, "cc-chunkprobe.initialChunkBytes",
+                65536, "cc-chunkprobe.levelChunks", 4, "cc-chunkprobe.levelBytes", 1));
+        all.putAll(props);
+        return (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("c", all), new FakePaths(1));
+    }
+
+    /** Completes a level (4 chunks) of the current size at {@code bytesPerMicro}. */
+    private static void level(ChunkProbeSession cc, double bytesPerMicro) {
+        for (int i = 0; i < 4; i++) {
+            long size = cc.maxChunkBytes(0);
+            cc.onChunkComplete(0, size, (long) (size / bytesPerMicro * 1000), ChunkOutcome.SUCCESS);
+        }
+    }
+
+    @Test
+    void aLargerSizeNoFasterThanTheSmallerGoesBackWhileLossesAreHidden() {
+        ChunkProbeSession cc = session(Map.of());
+        assertEquals(5, ChunkProbeSettings.DEFAULTS.gainPercent(), "the default asks 5%");
+        level(cc, 10); // 64 KiB measured
+        assertEquals(128 * KIB, cc.maxChunkBytes(0));
+        level(cc, 10.6); // 6% faster: pays, kept
+        assertEquals(256 * KIB, cc.maxChunkBytes(0));
+        assertEquals(128 * KIB, cc.statistics().get(0).safeChunkBytes());
+        level(cc, 11.0); // under 4% faster than 128 KiB's best: not worth its damage, back
+        assertEquals(128 * KIB, cc.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
+        assertEquals(128 * KIB, cc.statistics().get(0).safeChunkBytes(), "256 KiB proved nothing");
+        assertEquals(0, cc.statistics().get(0).losses(), "no WR failed");
+        level(cc, 11.0); // the reference at the proven size
+        assertEquals(160 * KIB, cc.maxChunkBytes(0));
+        level(cc, 11.0); // a linear step at the same rate: threshold found
+        assertEquals(128 * KIB, cc.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
+    }
+
+    @Test
+    void theGainIsAKnobAndZeroTurnsItOff() {
+        ChunkProbeSession none = session(Map.of("cc-chunkprobe.gainPercent", 0));
+        level(none, 10);
+        level(none, 9.6);
+        assertEquals(256 * KIB, none.maxChunkBytes(0), "4% slower is within slowdownPercent: kept");
+        ChunkProbeSession big = session(Map.of("cc-chunkprobe.gainPercent", 20));
+        level(big, 10);
+        level(big, 11.9); // 19% faster: not enough
+        assertEquals(64 * KIB, big.maxChunkBytes(0));
+        ChunkProbeSession justEnough = session(Map.of("cc-chunkprobe.gainPercent", 20));
+        level(justEnough, 10);
+        level(justEnough, 12.1);
+        assertEquals(256 * KIB, justEnough.maxChunkBytes(0));
+        assertThrows(IllegalArgumentException.class, () -> session(Map.of("cc-chunkprobe.gainPercent", -1)));
+    }
+
+    @Test
+    void afterARetryExceededTheLossesAreVisibleAndAnEqualRateGrows() {
+        ChunkProbeSession cc = session(Map.of());
+        level(cc, 10); // 64 KiB proven
+        cc.onChunkComplete(0, 128 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // back to 64 KiB, linear
+        assertEquals(64 * KIB, cc.maxChunkBytes(0));
+        level(cc, 10); // the reference
+        assertEquals(80 * KIB, cc.maxChunkBytes(0));
+        level(cc, 10); // same rate: the paper's rule keeps it (a quarter of the proven 80 KiB up)
+        assertEquals(100 * KIB, cc.maxChunkBytes(0));
+        level(cc, 9.0); // 10% slower: still a loss
+        assertEquals(80 * KIB, cc.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
+    }
+}

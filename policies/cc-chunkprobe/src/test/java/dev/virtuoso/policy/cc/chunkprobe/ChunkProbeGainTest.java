@@ -89,4 +89,35 @@ class ChunkProbeGainTest {
         assertEquals(80 * KIB, cc.maxChunkBytes(0));
         assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
     }
+
+    /** Reaches STEADY at 128 KiB through failed gains (no WR fails), then runs STEADY levels at the rates. */
+    private static ChunkProbeSession steadyAfter(double... steadyRates) {
+        ChunkProbeSession cc = session(Map.of("cc-chunkprobe.reprobeAfterChunks", 4 * steadyRates.length + 4));
+        level(cc, 10);
+        level(cc, 10.6);
+        level(cc, 11.0);
+        level(cc, 11.0);
+        level(cc, 11.0);
+        assertEquals(ChunkProbeSession.STEADY, cc.phase(0));
+        for (double r : steadyRates) {
+            level(cc, r);
+        }
+        for (int i = 0; i < 4; i++) { // three successes, then the fourth starts the re-probe
+            cc.onChunkComplete(0, 128 * KIB, (long) (128 * KIB / 8.0 * 1000), ChunkOutcome.SUCCESS);
+        }
+        assertEquals(160 * KIB, cc.maxChunkBytes(0), "a re-probe one step up");
+        return cc;
+    }
+
+    @Test
+    void aReprobeIsMeasuredAgainstTheSmoothedSteadyRateNotTheLastLevel() {
+        ChunkProbeSession unlucky = steadyAfter(10, 8); // reference 3/4 x 10 + 1/4 x 8 = 9.5
+        level(unlucky, 8.8); // 10% faster than the last level, not 5% faster than 9.5
+        assertEquals(128 * KIB, unlucky.maxChunkBytes(0));
+        assertEquals(ChunkProbeSession.STEADY, unlucky.phase(0));
+        ChunkProbeSession better = steadyAfter(10, 8);
+        level(better, 10.0); // 5.3% above 9.5: the path got better, doubling again
+        assertEquals(ChunkProbeSession.BINARY, better.phase(0));
+        assertEquals(320 * KIB, better.maxChunkBytes(0));
+    }
 }

@@ -525,7 +525,8 @@ table2() {
   local jul=$OUT/path-events.properties
   printf '%s\n' 'handlers=java.util.logging.ConsoleHandler' 'java.util.logging.ConsoleHandler.level=FINE' \
     'java.util.logging.SimpleFormatter.format=%1$tT.%1$tL %3$s %5$s%n' '.level=INFO' \
-    'dev.virtuoso.qpmanager.internal.engine.PathLifecycle.level=FINE' >"$jul"
+    'dev.virtuoso.qpmanager.internal.engine.PathLifecycle.level=FINE' \
+    'dev.virtuoso.policy.cc.chunkprobe.ChunkProbeSession.level=FINE' >"$jul"
   local BENCH_A=(ip netns exec "$NS-a" java -Djava.awt.headless=true "-Djava.util.logging.config.file=$jul" -jar "$JAR" bench)
   if [[ -n "$LOSS" ]] && ! command -v nft >/dev/null; then
     echo "experiment: installing nftables (apt-get)" >&2

@@ -54,4 +54,10 @@ public @interface ChunkProbeConfig {
             + " percent faster than the best smaller size (growth must pay: every byte in flight is resent"
             + " after a loss); 0 = any size not slower than slowdownPercent is kept.", min = "0")
     int gainPercent() default 5;
+
+    @AttributeDefinition(description = "Two levels in a row at or below the proven size, each this many percent"
+            + " slower than the level that proved it, halve the size as a RETRY_EXC_ERR there would (with retries"
+            + " a shallow buffer can stay in go-back-N collapse at a size it once took); 100 = off.",
+            min = "0", max = "100")
+    int collapsePercent() default 25;
 }

@@ -34,7 +34,11 @@ import dev.virtuoso.spi.policy.PathStateView;
  * tested a size above the proven one must also be {@code gainPercent} faster than the best level
  * before: a size merely not slower is not worth what it resends per loss, and level-to-level noise
  * would otherwise let sizes climb. In STEADY the reference is smoothed over levels.</li>
+ * <li>Two levels in a row at or below the proven size, each {@code collapsePercent} slower than the
+ * level that proved it, halve it like a RETRY_EXC_ERR there (go-back-N collapse on a shallow buffer:
+ * the size was safe until a larger one overflowed it).</li>
  * </ul>
+ * Each level's rate and the state it was measured in are logged at DEBUG.
  * Chunks smaller than the current size prove nothing if they are message tails (at most half the
  * size, or no larger than the proven size); a chunk between those and the size (the load balancer
  * sized it by rate) counts toward the level, and the level proves the largest chunk it completed.
@@ -48,6 +52,8 @@ import dev.virtuoso.spi.policy.PathStateView;
  * the previous completion), since latencies then include waiting behind the chunk before.
  */
 final class ChunkProbeSession implements CongestionAvoidanceSession {
+    /** Each level's rate and what the probe made of it, at DEBUG (once per level, not per chunk). */
+    private static final System.Logger LOG = System.getLogger(ChunkProbeSession.class.getName());
     static final int BINARY = 0;
     static final int LINEAR = 1;
     static final int STEADY = 2;
@@ -82,6 +88,10 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
     private long[] levelMax = new long[0];
     /** Best level rate (bytes per nanosecond of chunk latency) since the last back-off; 0 = none. */
     private double[] bestRate = new double[0];
+    /** Rate of the level that proved the safe size; 0 = none yet since it changed. */
+    private double[] provenRate = new double[0];
+    /** Levels in a row at or below the safe size that were collapsePercent slower than provenRate. */
+    private int[] slowLevels = new int[0];
     private long[] maxDone = new long[0];
     private long[] sumDone = new long[0];
     private long[] done = new long[0];
@@ -183,6 +193,15 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
             return;
         }
         double rate = (double) levelBytes[p] / levelNanos[p];
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, String.format(java.util.Locale.ROOT,
+                    "%s path %d %s level: %d chunks, largest %d B, %.1f Mbit/s (best %.1f), safe %d B",
+                    connectionId, p, PHASES[phase[p]], levelCount[p], levelMax[p], rate * 8e3, bestRate[p] * 8e3,
+                    safe[p]));
+        }
+        if (collapsed(p, rate)) {
+            return;
+        }
         if (phase[p] == STEADY) {
             // the reference a re-probe is measured against, kept current but smoothed: against
             // one unlucky level a lucky re-probe would look faster
@@ -197,6 +216,9 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
             return;
         }
         bestRate[p] = Math.max(bestRate[p], rate);
+        if (levelMax[p] > safe[p] || provenRate[p] == 0) {
+            provenRate[p] = rate;
+        }
         safe[p] = Math.max(safe[p], levelMax[p]); // the largest chunk the level proved
         if (reprobing[p]) {
             // the path got better: find its new threshold from here
@@ -205,6 +227,40 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
             phase[p] = BINARY;
         }
         grow(p);
+    }
+
+    /**
+     * Two levels in a row at or below the proven size, each {@code collapsePercent} slower than the
+     * level that proved it: the size is no longer safe (with retries a shallow buffer can fall
+     * into go-back-N resending whole windows into a full queue, and stay there), so it is halved as
+     * after a RETRY_EXC_ERR at the proven size, without any WR failing.
+     */
+    private boolean collapsed(int p, double rate) {
+        if (s.collapsePercent() >= 100 || provenRate[p] == 0 || levelMax[p] > safe[p]) {
+            return false;
+        }
+        if (rate >= provenRate[p] * (100 - s.collapsePercent()) / 100) {
+            slowLevels[p] = 0;
+            return false;
+        }
+        if (++slowLevels[p] < 2) {
+            return false;
+        }
+        shrink(p, safe[p]);
+        return true;
+    }
+
+    /** Halves {@code bytes} into the new proven size and probes linearly from there. */
+    private void shrink(int p, long bytes) {
+        size[p] = Math.max(s.minChunkBytes(), bytes / 2);
+        safe[p] = size[p];
+        phase[p] = LINEAR;
+        reprobing[p] = false;
+        steadyRun[p] = 0;
+        bestRate[p] = 0;
+        provenRate[p] = 0;
+        slowLevels[p] = 0;
+        resetLevel(p);
     }
 
     private void grow(int p) {
@@ -230,12 +286,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         } else if (bytes > safe[p]) {
             backOff(p);
         } else {
-            size[p] = Math.max(s.minChunkBytes(), bytes / 2);
-            safe[p] = size[p];
-            phase[p] = LINEAR;
-            reprobing[p] = false;
-            bestRate[p] = 0;
-            resetLevel(p);
+            shrink(p, bytes);
         }
     }
 
@@ -322,6 +373,8 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         levelNanos = Arrays.copyOf(levelNanos, n);
         levelMax = Arrays.copyOf(levelMax, n);
         bestRate = Arrays.copyOf(bestRate, n);
+        provenRate = Arrays.copyOf(provenRate, n);
+        slowLevels = Arrays.copyOf(slowLevels, n);
         maxDone = Arrays.copyOf(maxDone, n);
         sumDone = Arrays.copyOf(sumDone, n);
         done = Arrays.copyOf(done, n);

@@ -50,9 +50,10 @@ public @interface ChunkProbeConfig {
             + " with the chunk); 100 = off.", min = "0", max = "100")
     int slowdownPercent() default 5;
 
-    @AttributeDefinition(description = "A larger size is kept only if its level completes at least this many"
-            + " percent faster than the best smaller size (growth must pay: every byte in flight is resent"
-            + " after a loss); 0 = any size not slower than slowdownPercent is kept.", min = "0")
+    @AttributeDefinition(description = "While none of a path's chunks ended in RETRY_EXC_ERR (retries hide its"
+            + " losses), a larger size is kept only if its level completes at least this many percent faster than"
+            + " the best smaller size (growth must pay: go-back-N resends what is in flight after each loss);"
+            + " 0 = off (a size not slower than slowdownPercent is kept).", min = "0")
     int gainPercent() default 5;
 
     @AttributeDefinition(description = "Two levels in a row at or below the proven size, each this many percent"

@@ -1,16 +1,15 @@
 package dev.virtuoso.policy.cc.chunkprobe;
 
+import static dev.virtuoso.policy.cc.chunkprobe.ProbeLevels.level;
+import static dev.virtuoso.policy.cc.chunkprobe.ProbeLevels.session;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.HashMap;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import dev.virtuoso.policy.testkit.FakePaths;
 import dev.virtuoso.spi.policy.ChunkOutcome;
-import dev.virtuoso.spi.policy.PolicyContext;
 
 /**
  * {@code gainPercent}: while retries hide every loss of a path, a larger size must be measurably
@@ -20,22 +19,6 @@ import dev.virtuoso.spi.policy.PolicyContext;
  */
 class ChunkProbeGainTest {
     private static final long KIB = 1024;
-
-    /** Levels of 4 chunks, one chunk in flight, from 64 KiB; the default gain unless given. */
-    private static ChunkProbeSession session(Map<String, Object> props) {
-        Map<String, Object> all = new HashMap<>(Map.of("cc-chunkprobe.window", 1, "cc-chunkprobe.initialChunkBytes",
-                65536, "cc-chunkprobe.levelChunks", 4, "cc-chunkprobe.levelBytes", 1));
-        all.putAll(props);
-        return (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("c", all), new FakePaths(1));
-    }
-
-    /** Completes a level (4 chunks) of the current size at {@code bytesPerMicro}. */
-    private static void level(ChunkProbeSession cc, double bytesPerMicro) {
-        for (int i = 0; i < 4; i++) {
-            long size = cc.maxChunkBytes(0);
-            cc.onChunkComplete(0, size, (long) (size / bytesPerMicro * 1000), ChunkOutcome.SUCCESS);
-        }
-    }
 
     @Test
     void aLargerSizeNoFasterThanTheSmallerGoesBackWhileLossesAreHidden() {

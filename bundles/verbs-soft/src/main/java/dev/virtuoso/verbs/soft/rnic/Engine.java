@@ -56,7 +56,7 @@ final class Engine implements Runnable, DatagramHandler {
     private final long spinNanos;
     private final long maxParkNanos;
     private SoftQp[] qps = new SoftQp[0];
-    private IntTable<SoftQp> byNum = IntTable.empty();
+    private final IntMap<SoftQp> byNum = new IntMap<>();
     private long now;
     private volatile boolean running = true;
     private volatile boolean parked;
@@ -248,13 +248,13 @@ final class Engine implements Runnable, DatagramHandler {
     }
 
     void addQp(SoftQp qp) {
-        byNum = byNum.with(qp.qpNum, qp);
+        byNum.put(qp.qpNum, qp);
         qps = Arrays.copyOf(qps, qps.length + 1);
         qps[qps.length - 1] = qp;
     }
 
     void removeQp(SoftQp qp) {
-        byNum = byNum.without(qp.qpNum);
+        byNum.remove(qp.qpNum);
         SoftQp[] current = qps;
         for (int i = 0; i < current.length; i++) {
             if (current[i] == qp) {

@@ -2,12 +2,15 @@ package dev.virtuoso.verbs.soft.rnic;
 
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The device's registered regions, by lkey and by rkey. Keys come from a {@link SecureRandom} and
  * are unique among live regions (so an rkey is never reused while its region is registered);
- * virtual addresses are random, 4 KiB-aligned and never overlap. Lookups are lock-free reads of
- * immutable tables; registration is synchronized (control plane).
+ * virtual addresses are random, 4 KiB-aligned and never overlap. Lookups are lock-free reads
+ * ({@link IntMap}); registration is synchronized (control plane): O(1) in the key maps, O(log
+ * regions) in the overlap check (regions by address).
  */
 final class MrTable {
     /** Synthetic addresses live in [2^32, 2^46), like user-space addresses on x86-64. */
@@ -16,12 +19,14 @@ final class MrTable {
     private static final long PAGE = 4096;
 
     private final SecureRandom random = new SecureRandom();
-    private volatile IntTable<SoftMr> byLkey = IntTable.empty();
-    private volatile IntTable<SoftMr> byRkey = IntTable.empty();
+    private final IntMap<SoftMr> byLkey = new IntMap<>();
+    private final IntMap<SoftMr> byRkey = new IntMap<>();
+    /** Live regions by address (under the lock): they never overlap, so the nearest below decides. */
+    private final TreeMap<Long, SoftMr> byAddress = new TreeMap<>();
 
     synchronized SoftMr register(SoftPd pd, ByteBuffer memory, int access) {
-        IntTable<SoftMr> l = byLkey;
-        IntTable<SoftMr> r = byRkey;
+        IntMap<SoftMr> l = byLkey;
+        IntMap<SoftMr> r = byRkey;
         int lkey;
         do {
             lkey = random.nextInt();
@@ -34,10 +39,11 @@ final class MrTable {
         do {
             va = (VA_LOW + (random.nextLong() >>> 1) % VA_SPAN) & ~(PAGE - 1);
         } while (va < VA_LOW || va + memory.capacity() > VA_LOW + VA_SPAN
-                || overlaps(l, va, memory.capacity()));
+                || overlaps(va, memory.capacity()));
         SoftMr mr = new SoftMr(pd, memory, va, lkey, rkey, access);
-        byLkey = l.with(lkey, mr);
-        byRkey = r.with(rkey, mr);
+        l.put(lkey, mr);
+        r.put(rkey, mr);
+        byAddress.put(va, mr);
         return mr;
     }
 
@@ -46,8 +52,9 @@ final class MrTable {
             return false;
         }
         mr.valid = false;
-        byLkey = byLkey.without(mr.lkey);
-        byRkey = byRkey.without(mr.rkey);
+        byLkey.remove(mr.lkey);
+        byRkey.remove(mr.rkey);
+        byAddress.remove(mr.address);
         return true;
     }
 
@@ -66,7 +73,7 @@ final class MrTable {
      * @return the region, or null
      */
     SoftMr byAddress(long va, int len) {
-        IntTable<SoftMr> t = byLkey;
+        IntMap<SoftMr> t = byLkey;
         for (int i = 0, n = t.slots(); i < n; i++) {
             SoftMr mr = t.valueAt(i);
             if (mr != null && mr.offsetOf(va, len) >= 0) {
@@ -76,13 +83,15 @@ final class MrTable {
         return null;
     }
 
-    private static boolean overlaps(IntTable<SoftMr> t, long va, int len) {
-        for (SoftMr mr : t.values()) {
-            // keep a guard page between regions so off-by-one addresses never hit a neighbour
-            if (va < mr.address + mr.length + PAGE && mr.address < va + len + PAGE) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * Under the lock. Regions are kept a guard page apart so off-by-one addresses never hit a
+     * neighbour; since they never overlap, the region starting last before the new one's end (plus
+     * the guard) is the only one that can reach into it.
+     *
+     * @return whether {@code [va, va + len)} comes within a page of a live region
+     */
+    boolean overlaps(long va, int len) {
+        Map.Entry<Long, SoftMr> below = byAddress.floorEntry(va + len + PAGE - 1);
+        return below != null && below.getValue().address + below.getValue().length + PAGE > va;
     }
 }

@@ -68,4 +68,22 @@ class MemoryRegionTest {
         assertTrue(!mr.valid);
         assertTrue(!table.deregister(mr), "idempotent");
     }
+
+    @Test
+    void aNewRangeMustStayAGuardPageAwayFromEveryRegion() {
+        SoftMr big = region(1 << 20);
+        SoftMr small = region(100);
+        for (SoftMr mr : new SoftMr[] {big, small}) {
+            long end = mr.address + mr.length;
+            assertTrue(table.overlaps(mr.address, 1), "its first byte");
+            assertTrue(table.overlaps(end - 1, 1), "its last byte");
+            assertTrue(table.overlaps(mr.address - 8192, 8192), "ending right before it: no guard page");
+            assertTrue(table.overlaps(end + 4095, 4096), "starting in the guard page after it");
+            assertTrue(table.overlaps(mr.address - 4096, 1 << 22), "spanning it");
+            assertTrue(!table.overlaps(mr.address - 4096 - 8192, 8192), "a guard page before it");
+            assertTrue(!table.overlaps(end + 4096, 4096), "a guard page after it");
+        }
+        assertTrue(table.deregister(big));
+        assertTrue(!table.overlaps(big.address, 1 << 20), "a deregistered region frees its addresses");
+    }
 }

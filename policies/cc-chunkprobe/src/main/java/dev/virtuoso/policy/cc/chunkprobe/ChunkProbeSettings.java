@@ -22,15 +22,9 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
         atLeast("reprobeAfterChunks", reprobeAfterChunks, 0);
         atLeast("levelChunks", levelChunks, 1);
         atLeast("levelBytes", levelBytes, 1);
-        atLeast("slowdownPercent", slowdownPercent, 0);
+        percent("slowdownPercent", slowdownPercent);
         atLeast("gainPercent", gainPercent, 0);
-        if (slowdownPercent > 100) {
-            throw new IllegalArgumentException(P + "slowdownPercent must be <= 100: " + slowdownPercent);
-        }
-        atLeast("collapsePercent", collapsePercent, 0);
-        if (collapsePercent > 100) {
-            throw new IllegalArgumentException(P + "collapsePercent must be <= 100: " + collapsePercent);
-        }
+        percent("collapsePercent", collapsePercent);
     }
 
     static ChunkProbeSettings of(ChunkProbeConfig c) {
@@ -62,6 +56,13 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
     private static void atLeast(String name, long v, long min) {
         if (v < min) {
             throw new IllegalArgumentException(P + name + " must be >= " + min + ": " + v);
+        }
+    }
+
+    private static void percent(String name, int v) {
+        atLeast(name, v, 0);
+        if (v > 100) {
+            throw new IllegalArgumentException(P + name + " must be <= 100: " + v);
         }
     }
 }

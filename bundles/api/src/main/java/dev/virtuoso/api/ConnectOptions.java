@@ -449,9 +449,9 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param n receive slots pre-posted for small (unsplit) MP_SENDs and placement notices, each as large as the split threshold; default 16 (1 MiB of registered memory per connection end at the default threshold; the credits a peer has for small sends and notices in flight; with 8, re-sends after a path failure emptied the SRQ on rxe, docs/rxe-interop.md) @return this */
+        /** @param n receive slots pre-posted for small (unsplit) MP_SENDs, placement notices and the reassembly's control messages (at least 3: the last credit is kept for control messages), each as large as the split threshold; default 16 (1 MiB of registered memory per connection end at the default threshold; the credits a peer has for small sends and notices in flight; with 8, re-sends after a path failure emptied the SRQ on rxe, docs/rxe-interop.md) @return this */
         public Builder smallMessageSlots(int n) {
-            this.smallMessageSlots = atLeast(n, 1, "smallMessageSlots");
+            this.smallMessageSlots = atLeast(n, 3, "smallMessageSlots");
             return this;
         }
 

@@ -1,7 +1,7 @@
 package dev.virtuoso.reassembler;
 
 /**
- * A placement notice to post, filled by {@link Reassembly#nextNotice}: one SEND_WITH_IMM of
+ * A placement notice or a control message to post, filled by {@link Reassembly#nextNotice}: one SEND_WITH_IMM of
  * {@link #length()} bytes from {@link #localAddr()} ({@link #lkey()}) with immediate
  * {@link #immData()}. Mutable, reused by the caller.
  *
@@ -40,7 +40,7 @@ public final class PlacementNotice {
         return immData;
     }
 
-    /** @return sequence number of the MP_SEND whose placement it announces */
+    /** @return sequence number of the MP_SEND whose placement it announces (-1 for a control message) */
     public long sequence() {
         return sequence;
     }

@@ -93,7 +93,7 @@ public interface Reassembly extends AutoCloseable {
     void start(int peerMaxReceives, int peerSlots, int peerSlotBytes) throws dev.virtuoso.spi.verbs.VerbsException;
 
     /**
-     * Accepts an MP_RECV (advertised to the peer in a later {@link #duty()}).
+     * Accepts an MP_RECV (advertised to the peer in a later control message, {@link #nextNotice}).
      *
      * @param wrId application identifier
      * @param region an engine-owned view of the registered region (absolute indexing is used)
@@ -116,14 +116,6 @@ public interface Reassembly extends AutoCloseable {
     void onCompletion(IbvWc wc) throws ReassemblyException;
 
     /**
-     * Handles a control message of the peer's reassembly.
-     *
-     * @param body the message body (position..limit)
-     * @throws ReassemblyException if it is malformed or breaks the protocol
-     */
-    void onControl(ByteBuffer body) throws ReassemblyException;
-
-    /**
      * Matches the next MP_SEND with the peer's next receive buffer.
      *
      * @param length message length
@@ -135,7 +127,7 @@ public interface Reassembly extends AutoCloseable {
 
     /**
      * An MP_SEND reserved earlier ended: a large one's placement is announced by a notice on a
-     * path ({@link #nextNotice}), a failed one is reported failed over the control channel. Call it
+     * path ({@link #nextNotice}), a failed one is reported failed in a control message. Call it
      * only when every byte is placed and no earlier failed attempt can still land (the
      * decomposition's fence).
      *
@@ -148,21 +140,24 @@ public interface Reassembly extends AutoCloseable {
     void sendFinished(long sequence, boolean large, MpStatus status, long length, int paths);
 
     /**
-     * Takes the next placement notice that is due, if a slot credit for it is available: the caller
-     * posts it as one SEND_WITH_IMM, whole on one path (re-posted on another if that path fails),
-     * and reports its end with {@link #noticeFinished}. The notice consumes one of the peer's
-     * receive slots, so it is charged a slot credit like a small message.
+     * Takes the next message of the reassembly itself that is due, if a slot credit for it is
+     * available: a control message (receive advertisements, slot credits, failure reports; one in
+     * flight at a time, first) or a placement notice. The caller posts it as one SEND_WITH_IMM,
+     * whole on one path (re-posted on another if that path fails), and reports its end with
+     * {@link #noticeFinished}. It consumes one of the peer's receive slots, so it is charged a slot
+     * credit like a small message. The connection's TCP channel carries none of these.
      *
-     * @param out filled when a notice is returned
-     * @return true if {@code out} holds a notice to post
+     * @param out filled when a message is returned
+     * @return true if {@code out} holds a message to post
      * @since 2.1
      */
     boolean nextNotice(PlacementNotice out);
 
     /**
-     * A notice taken with {@link #nextNotice} ended. If it failed (other than FLUSHED, which means
-     * the connection is being torn down), the placement is reported over the control channel instead
-     * (counted in {@link ReassemblyCounters#noticeFallbacks()}).
+     * A message taken with {@link #nextNotice} ended. If it failed (other than FLUSHED, which means
+     * the connection is being torn down), a notice's placement is reported in a control message
+     * instead (counted in {@link ReassemblyCounters#noticeFallbacks()}), and a control message is
+     * posted again ({@link ReassemblyCounters#controlResent()}).
      *
      * @param slot {@link PlacementNotice#slot()}
      * @param status its status
@@ -171,17 +166,11 @@ public interface Reassembly extends AutoCloseable {
     void noticeFinished(int slot, MpStatus status);
 
     /**
-     * @return true if placement notices wait for a slot credit or for {@link #nextNotice}
+     * @return true if placement notices or a control message wait for a slot credit or for
+     *     {@link #nextNotice}
      * @since 2.1
      */
     boolean noticesPending();
-
-    /**
-     * Sends pending control messages (advertisements, credits, failure reports).
-     *
-     * @return control messages sent
-     */
-    int duty();
 
     /**
      * Delivers the receive completions that are due, in MP_SEND order.

@@ -9,6 +9,8 @@ public final class ReassemblyCounters {
     volatile long duplicates;
     volatile long slotErrors;
     volatile long controlSent;
+    volatile long controlReceived;
+    volatile long controlResent;
     volatile long creditsReturned;
     volatile long sendsWaitingForCredit;
     volatile long noticesSent;
@@ -65,8 +67,25 @@ public final class ReassemblyCounters {
         return slotErrors;
     }
 
+    /** @return control messages (advertisements, credits, reports) sent on the paths, each once */
     public long controlSent() {
         return controlSent;
+    }
+
+    /**
+     * @return control messages of the peer taken (duplicates not counted)
+     * @since 3.0
+     */
+    public long controlReceived() {
+        return controlReceived;
+    }
+
+    /**
+     * @return control messages posted again after their SEND failed
+     * @since 3.0
+     */
+    public long controlResent() {
+        return controlResent;
     }
 
     public long creditsReturned() {
@@ -95,8 +114,8 @@ public final class ReassemblyCounters {
     }
 
     /**
-     * @return placement notices that failed on the paths and were reported over the control
-     *     channel instead (sender side)
+     * @return placement notices whose SEND failed and whose placement a control message reports
+     *     instead (sender side)
      * @since 2.1
      */
     public long noticeFallbacks() {
@@ -104,8 +123,8 @@ public final class ReassemblyCounters {
     }
 
     /**
-     * @return placement reports (SEND_DONE records) that arrived over the control channel
-     *     (receiver side; only the fallback of a failed notice sends them)
+     * @return placement reports (SEND_DONE records) that arrived in a control message (receiver
+     *     side; only the fallback of a failed notice sends them)
      * @since 2.1
      */
     public long placementReportsReceived() {
@@ -131,6 +150,8 @@ public final class ReassemblyCounters {
             case DUPLICATE -> duplicates += n;
             case SLOT_ERROR -> slotErrors += n;
             case CONTROL -> controlSent += n;
+            case CONTROL_RECEIVED -> controlReceived += n;
+            case CONTROL_RESENT -> controlResent += n;
             case CREDIT -> creditsReturned += n;
             case CREDIT_WAIT -> sendsWaitingForCredit += n;
             case NOTICE_SENT -> noticesSent += n;
@@ -160,14 +181,19 @@ public final class ReassemblyCounters {
         /** @since 2.2 */
         SMALL_ZERO_COPY,
         /** @since 2.2 */
-        SMALL_COPIED
+        SMALL_COPIED,
+        /** @since 3.0 */
+        CONTROL_RECEIVED,
+        /** @since 3.0 */
+        CONTROL_RESENT
     }
 
     @Override
     public String toString() {
         return "ReassemblyCounters[small=" + smallReceived + ", large=" + largeReceived + ", failed="
                 + receivesFailed + ", copied=" + bytesCopied + ", duplicates=" + duplicates + ", slotErrors="
-                + slotErrors + ", control=" + controlSent + ", credits=" + creditsReturned + ", creditWaits="
+                + slotErrors + ", control=" + controlSent + ", controlReceived=" + controlReceived + ", controlResent="
+                + controlResent + ", credits=" + creditsReturned + ", creditWaits="
                 + sendsWaitingForCredit + ", noticesSent=" + noticesSent + ", noticesReceived=" + noticesReceived
                 + ", noticeFallbacks=" + noticeFallbacks + ", reportsReceived=" + placementReportsReceived + ", violations="
                 + violations + ", smallZeroCopy=" + smallZeroCopy + ", smallCopied=" + smallCopied + "]";

@@ -2,7 +2,7 @@
  * Reassembler: MP_SEND / MP_RECV over several paths.
  *
  * <p>The receiver advertises every posted MP_RECV buffer (sequence number, address, rkey, length)
- * to the sender over the connection's control channel. The k-th MP_SEND fills the k-th MP_RECV:
+ * to the sender in a control message on one of the paths. The k-th MP_SEND fills the k-th MP_RECV:
  * a small message into a remotely writable buffer travels as one RDMA WRITE with immediate (the
  * sequence number) straight into it, consuming a pre-posted slot of the shared receive queue for
  * its immediate only (no copy); into a buffer whose region does not grant remote write (no rkey may
@@ -12,8 +12,10 @@
  * by RDMA WRITE chunks, over any paths, straight into the advertised buffer, and once every chunk
  * completed the sender announces it placed with a notice on one of the paths: a SEND with immediate
  * (notice bit and sequence number) carrying the length, into a slot like a small message and charged
- * a slot credit like one ({@link dev.virtuoso.reassembler.Reassembly#nextNotice}). The control
- * channel carries advertisements, credits and failure reports only. Nothing is ordered across QPs, so
+ * a slot credit like one ({@link dev.virtuoso.reassembler.Reassembly#nextNotice}). Advertisements,
+ * credits and failure reports travel the same way, in control messages (SEND with immediate into a
+ * slot, one in flight per direction, charged a credit), so the connection's TCP channel carries
+ * none of the reassembly's traffic. Nothing is ordered across QPs, so
  * a receive completion is delivered only when its message is placed and every earlier one has been
  * delivered. Slots are flow-controlled by credits the receiver returns. On a device without SRQ
  * ({@code max_srq = 0}) every path QP holds a full set of slots on its own receive queue, so a
@@ -25,5 +27,5 @@
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("3.0.0")
 package dev.virtuoso.reassembler;

@@ -38,6 +38,8 @@ class ReassemblyValuesTest {
         READ.put(Counter.VIOLATION, ReassemblyCounters::violations);
         READ.put(Counter.SMALL_ZERO_COPY, ReassemblyCounters::smallZeroCopy);
         READ.put(Counter.SMALL_COPIED, ReassemblyCounters::smallCopied);
+        READ.put(Counter.CONTROL_RECEIVED, ReassemblyCounters::controlReceived);
+        READ.put(Counter.CONTROL_RESENT, ReassemblyCounters::controlResent);
     }
 
     @Test
@@ -61,7 +63,7 @@ class ReassemblyValuesTest {
             counters.add(c, n++);
         }
         assertEquals("ReassemblyCounters[small=1, large=2, failed=3, copied=4, duplicates=5, slotErrors=6, control=7,"
-                + " credits=8, creditWaits=9, noticesSent=10, noticesReceived=11, noticeFallbacks=12,"
+                + " controlReceived=17, controlResent=18, credits=8, creditWaits=9, noticesSent=10, noticesReceived=11, noticeFallbacks=12,"
                 + " reportsReceived=13, violations=14, smallZeroCopy=15, smallCopied=16]", counters.toString());
     }
 

@@ -25,8 +25,8 @@ import dev.virtuoso.spi.verbs.IbvWcStatus;
 
 /**
  * The reassembler per MP_SEND / MP_RECV completion, without the network: two real reassemblies
- * (sender {@code a}, receiver {@code b}) from {@code ReassemblerComponent}, their control channels
- * wired to each other in memory, their slot SRQs recorded by {@link ReassemblyFixture}. One
+ * (sender {@code a}, receiver {@code b}) from {@code ReassemblerComponent}, their control messages
+ * landed in each other's slots in memory, their slot SRQs recorded by {@link ReassemblyFixture}. One
  * invocation handles {@value #BATCH} messages in steady state (receives posted and advertised in one
  * control message, as the engine's duty cycle batches them):
  * <ul>
@@ -105,7 +105,7 @@ public class ReassemblerBenchmark {
             f.b.postReceive(++s.wrId, s.region, k * len, len, ReassemblyFixture.REGION_ADDR + (long) k * len,
                     ReassemblyFixture.REGION_RKEY, false);
         }
-        f.b.duty();
+        f.moveFromB();
         for (int k = 0; k < BATCH; k++) {
             if (f.a.reserveSend(len, s.target) != Reassembly.SMALL) {
                 throw new IllegalStateException("small send not reserved");
@@ -117,8 +117,8 @@ public class ReassemblerBenchmark {
             f.a.sendFinished(s.target.sequence(), false, MpStatus.SUCCESS, len, 1);
         }
         f.b.deliver(f.sink);
-        f.b.duty();
-        f.a.duty();
+        f.moveFromB();
+        f.moveFromA();
         return f.sink.delivered;
     }
 
@@ -131,7 +131,7 @@ public class ReassemblerBenchmark {
             f.b.postReceive(++s.wrId, s.region, k * LARGE_BYTES, LARGE_BYTES,
                     ReassemblyFixture.REGION_ADDR + (long) k * LARGE_BYTES, ReassemblyFixture.REGION_RKEY, true);
         }
-        f.b.duty();
+        f.moveFromB();
         for (int k = 0; k < BATCH; k++) {
             if (f.a.reserveSend(LARGE_BYTES, s.target) != Reassembly.LARGE) {
                 throw new IllegalStateException("large send not reserved");
@@ -139,11 +139,10 @@ public class ReassemblerBenchmark {
             // the decomposer's WRITE chunks to target.remoteAddr() all completed
             f.a.sendFinished(s.target.sequence(), true, MpStatus.SUCCESS, LARGE_BYTES, PATHS);
         }
-        f.moveNotices();
-        f.a.duty();
+        f.moveFromA();
         f.b.deliver(f.sink);
-        f.b.duty();
-        f.a.duty();
+        f.moveFromB();
+        f.moveFromA();
         return f.sink.delivered;
     }
 }

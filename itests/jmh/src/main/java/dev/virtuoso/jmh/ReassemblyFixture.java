@@ -7,7 +7,6 @@ import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyException;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.reassembler.ReceiveCompletionSink;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
 import dev.virtuoso.spi.verbs.IbvMr;
@@ -24,10 +23,11 @@ import dev.virtuoso.util.WrId;
 
 /**
  * Two reassemblies made by the real {@link ReassemblerComponent}, sender {@link #a} and receiver
- * {@link #b}, whose control messages are handed to the other side as they are committed (one reused
- * buffer per direction), over a memory-only protection domain: registration is a synthetic address
- * over the buffer, and each SRQ records the slot wr_ids posted to it so a benchmark can complete the
- * oldest one as an RNIC would. Nothing here allocates after construction.
+ * {@link #b}, whose control messages and notices are landed in the other side's oldest posted slot
+ * as the RNIC would ({@link #moveFromA}, {@link #moveFromB}), over a memory-only protection domain:
+ * registration is a synthetic address over the buffer, and each SRQ records the slot wr_ids posted
+ * to it so a benchmark can complete the oldest one as an RNIC would. Nothing here allocates after
+ * construction.
  */
 final class ReassemblyFixture implements AutoCloseable {
     static final long REGION_ADDR = 0x7F00_0000_0000L;
@@ -42,6 +42,7 @@ final class ReassemblyFixture implements AutoCloseable {
     final MemoryPd aPd = new MemoryPd(0x1000_0000_0000L);
     final MemoryPd bPd = new MemoryPd(0x2000_0000_0000L);
     final SlotSrq bSrq;
+    final SlotSrq aSrq;
     final CountingSink sink = new CountingSink();
     private final PlacementNotice notice = new PlacementNotice();
     private final IbvWc wc = new IbvWc();
@@ -49,15 +50,10 @@ final class ReassemblyFixture implements AutoCloseable {
     /** @param slotBytes slot size of both sides (also their split threshold) */
     ReassemblyFixture(int slotBytes) throws VerbsException {
         ReassemblerComponent reassembler = new ReassemblerComponent();
-        Wire toB = new Wire();
-        Wire toA = new Wire();
-        a = reassembler.newReassembly(new ReassemblyConfig("jmh-a", MAX_RECEIVES, SLOTS, slotBytes, slotBytes, SLOT_TAG), aPd,
-                toB);
-        b = reassembler.newReassembly(new ReassemblyConfig("jmh-b", MAX_RECEIVES, SLOTS, slotBytes, slotBytes, SLOT_TAG), bPd,
-                toA);
-        toB.peer = b;
-        toA.peer = a;
+        a = reassembler.newReassembly(new ReassemblyConfig("jmh-a", MAX_RECEIVES, SLOTS, slotBytes, slotBytes, SLOT_TAG), aPd);
+        b = reassembler.newReassembly(new ReassemblyConfig("jmh-b", MAX_RECEIVES, SLOTS, slotBytes, slotBytes, SLOT_TAG), bPd);
         bSrq = bPd.srq;
+        aSrq = aPd.srq;
         a.start(MAX_RECEIVES, SLOTS, slotBytes);
         b.start(MAX_RECEIVES, SLOTS, slotBytes);
     }
@@ -75,23 +71,45 @@ final class ReassemblyFixture implements AutoCloseable {
         }
     }
 
+    /** Puts {@link #pattern} back where a message of {@code a}'s overwrote {@code b}'s slot memory. */
+    private void restorePattern(int at, int len) {
+        ByteBuffer slab = bPd.mr.buffer();
+        int slotBytes = b.config().slotBytes();
+        for (int i = at; i < at + len; i++) {
+            slab.put(i, pattern(i % slotBytes));
+        }
+    }
+
     /**
-     * Posts every placement notice {@link #a} has due and lands it in {@link #b}'s oldest posted
-     * slot, as the RNIC would (payload copied into the slot, SEND_WITH_IMM completion handled).
+     * Posts every control message and placement notice {@link #a} has due and lands each in
+     * {@link #b}'s oldest posted slot, as the RNIC would (payload copied into the slot,
+     * SEND_WITH_IMM completion handled); each SEND completes.
      *
-     * @return notices moved
+     * @return messages moved
      */
-    int moveNotices() throws ReassemblyException {
+    int moveFromA() throws ReassemblyException {
+        return move(a, aPd, b, bPd);
+    }
+
+    /** As {@link #moveFromA}, from {@link #b} (advertisements, credits) to {@link #a}. */
+    int moveFromB() throws ReassemblyException {
+        return move(b, bPd, a, aPd);
+    }
+
+    private int move(Reassembly from, MemoryPd fromPd, Reassembly to, MemoryPd toPd) throws ReassemblyException {
         int n = 0;
-        while (a.nextNotice(notice)) {
-            long wrId = bSrq.take();
+        while (from.nextNotice(notice)) {
+            long wrId = toPd.srq.take();
             int slot = (int) WrId.slot(wrId);
-            bPd.mr.buffer().put(slot * b.config().slotBytes(), aPd.noticeMr.buffer(),
-                    (int) (notice.localAddr() - aPd.noticeMr.address()), notice.length());
+            toPd.mr.buffer().put(slot * to.config().slotBytes(), fromPd.noticeMr.buffer(),
+                    (int) (notice.localAddr() - fromPd.noticeMr.address()), notice.length());
             wc.set(wrId, IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, notice.length(), notice.immData(), IbvWc.WITH_IMM, 1,
                     2, 0);
-            b.onCompletion(wc);
-            a.noticeFinished(notice.slot(), MpStatus.SUCCESS);
+            to.onCompletion(wc);
+            if (to == b) {
+                restorePattern(slot * b.config().slotBytes(), notice.length());
+            }
+            from.noticeFinished(notice.slot(), MpStatus.SUCCESS);
             n++;
         }
         return n;
@@ -118,27 +136,6 @@ final class ReassemblyFixture implements AutoCloseable {
         }
     }
 
-    /** Hands each committed control message to the peer reassembly at once. */
-    private static final class Wire implements ReassemblyOutbox {
-        private final ByteBuffer body = ByteBuffer.allocate(4 * MIN_BODY_BYTES);
-        Reassembly peer;
-
-        @Override
-        public ByteBuffer claim() {
-            return body.clear();
-        }
-
-        @Override
-        public void commit(ByteBuffer b) {
-            b.flip();
-            try {
-                peer.onControl(b);
-            } catch (ReassemblyException e) {
-                throw new IllegalStateException("control message rejected: " + e.getMessage(), e);
-            }
-        }
-    }
-
     /** A protection domain whose registrations are synthetic addresses over the given buffers. */
     static final class MemoryPd implements IbvPd {
         private final long base;
@@ -152,7 +149,7 @@ final class ReassemblyFixture implements AutoCloseable {
 
         @Override
         public IbvMr regMr(ByteBuffer buffer, int access) {
-            // the placement notices' payload region is registered first, then the slots
+            // the region of notices and control messages is registered first, then the slots
             if (noticeMr == null) {
                 noticeMr = new MemoryMr(buffer, base + (1L << 40), access);
                 return noticeMr;

@@ -50,7 +50,9 @@ class BenchmarkSmokeTest {
                 }
             }
             assertEquals(10L * ReassemblerBenchmark.BATCH * len, s.f.b.counters().bytesCopied());
-            assertEquals(10L * ReassemblerBenchmark.BATCH, s.f.b.counters().creditsReturned());
+            // one credit per message, and one per control message of the sender's (its credits for b's messages)
+            assertEquals(10L * ReassemblerBenchmark.BATCH + s.f.b.counters().controlReceived(),
+                    s.f.b.counters().creditsReturned());
             assertEquals(ReassemblyFixture.SLOTS, s.f.bSrq.posted(), "every slot reposted");
             s.tearDown();
         }

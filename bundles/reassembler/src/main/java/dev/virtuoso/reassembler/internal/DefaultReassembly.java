@@ -23,7 +23,6 @@ import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyCounters;
 import dev.virtuoso.reassembler.ReassemblyCounters.Counter;
 import dev.virtuoso.reassembler.ReassemblyException;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.reassembler.ReceiveCompletionSink;
 import dev.virtuoso.reassembler.SendTarget;
 import dev.virtuoso.spi.verbs.IbvMr;
@@ -37,11 +36,28 @@ import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.util.WrId;
 
-/** Both directions of MP_SEND / MP_RECV for one connection (see the package documentation). */
+/**
+ * Both directions of MP_SEND / MP_RECV for one connection (see the package documentation).
+ *
+ * <p>Control messages: the records of {@link ControlRecords} travel on the paths, one message at a
+ * time per direction, each a SEND with immediate ({@link Notices#CONTROL} | its 30-bit sequence) into
+ * one of the peer's receive slots, charged a slot credit like a small message. One at a time keeps
+ * them in order across paths (the next is posted after the previous one's SEND completed, i.e. was
+ * placed); a message whose SEND failed is posted again unchanged and uncharged, and the receiver
+ * drops a copy it already took by its sequence (crediting only the first). Credits for credits: a
+ * small message or a notice leaves the last credit to control messages, and a control message takes
+ * the last credit only if it returns credits; a message of credits alone is due only from
+ * {@link #creditThreshold} (at least 2) on, so the peer's answer to it never is one, and at least
+ * 3 slots per side keep a side whose data waits for credits from waiting on a message that is not
+ * due.
+ */
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private static final System.Logger LOG = System.getLogger(DefaultReassembly.class.getName());
+    /** Fewest slots per side (see the class comment). */
+    static final int MIN_SLOTS = 3;
+    /** Smallest slot: a control message must hold a report, a credit and one advertisement. */
+    static final int MIN_SLOT_BYTES = 64;
     private final ReassemblyConfig config;
-    private final ReassemblyOutbox outbox;
     /** The SRQ and its slots, or {@code null} without SRQ (then {@link #sets}). */
     private final IbvSrq srq;
     private final IbvMr slabMr;
@@ -66,6 +82,16 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     /** Placement notices of large MP_SENDs, sent on the paths. */
     private final Notices placements;
     private final long[] released = new long[3];
+    /** The control message being composed or in flight (in {@link #placements}' region). */
+    private final ByteBuffer control;
+    private int controlLimit;
+    private int controlLength;
+    private int controlImm;
+    private int controlSeq;
+    private boolean controlInFlight;
+    private boolean controlResend;
+    /** Next control message sequence expected from the peer (30 bits). */
+    private int controlExpected;
     private long peerSlotBytes;
     private int peerSlots;
     private int credits;
@@ -75,27 +101,35 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private boolean slotErrorLogged;
 
     /** With a shared receive queue holding the slots of {@code slab}. */
-    DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, Notices placements,
-            ReassemblyOutbox outbox) {
-        this(config, srq, slabMr, slab, null, placements, outbox);
+    DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, Notices placements) {
+        this(config, srq, slabMr, slab, null, placements);
     }
 
     /** Without SRQ: every path QP gets a slot set of its own from {@code sets}. */
-    DefaultReassembly(ReassemblyConfig config, SlotSets sets, Notices placements, ReassemblyOutbox outbox) {
-        this(config, null, null, null, sets, placements, outbox);
+    DefaultReassembly(ReassemblyConfig config, SlotSets sets, Notices placements) {
+        this(config, null, null, null, sets, placements);
     }
 
     private DefaultReassembly(ReassemblyConfig config, IbvSrq srq, IbvMr slabMr, ByteBuffer slab, SlotSets sets,
-            Notices placements, ReassemblyOutbox outbox) {
+            Notices placements) {
+        check(config);
         this.config = config;
         this.srq = srq;
         this.slabMr = slabMr;
         this.slab = slab;
         this.sets = sets;
         this.placements = placements;
-        this.outbox = outbox;
+        this.control = placements.controlBuffer();
         this.receives = new ReceiveTable(config.maxReceives());
-        this.creditThreshold = Math.max(1, config.slots() / 4);
+        this.creditThreshold = Math.max(2, config.slots() / 4);
+    }
+
+    /** @throws IllegalArgumentException if the slots cannot carry the control messages (class comment) */
+    static void check(ReassemblyConfig config) {
+        if (config.slots() < MIN_SLOTS || config.slotBytes() < MIN_SLOT_BYTES) {
+            throw new IllegalArgumentException("a reassembly needs at least " + MIN_SLOTS + " slots of at least "
+                    + MIN_SLOT_BYTES + " bytes: " + config.slots() + " x " + config.slotBytes());
+        }
     }
 
     @Override
@@ -136,9 +170,9 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         if (started) {
             throw new IllegalStateException("already started");
         }
-        if (peerMaxReceives < 1 || peerSlotCount < 1 || peerSlotSize < 1) {
+        if (peerMaxReceives < 1 || peerSlotCount < MIN_SLOTS || peerSlotSize < MIN_SLOT_BYTES) {
             throw new IllegalArgumentException("invalid peer sizes: " + peerMaxReceives + "/" + peerSlotCount + "/"
-                    + peerSlotSize);
+                    + peerSlotSize + " (at least " + MIN_SLOTS + " slots of " + MIN_SLOT_BYTES + " bytes)");
         }
         remote = new RemoteReceives(peerMaxReceives);
         // failure reports, plus the fallback reports of as many failed notices as there are notice entries
@@ -147,6 +181,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         peerSlots = peerSlotCount;
         credits = peerSlotCount;
         peerSlotBytes = peerSlotSize;
+        controlLimit = Math.min(control.capacity(), peerSlotSize);
         started = true;
     }
 
@@ -255,20 +290,48 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         if (!wc.hasImm()) {
             throw new ReassemblyException("small message without sequence number");
         }
+        int imm = wc.immData();
         if (wc.opcode() == IbvWcOpcode.RECV_RDMA_WITH_IMM) {
-            if ((wc.immData() & Notices.NOTICE) != 0) {
-                throw new ReassemblyException("placement notice as an RDMA WRITE");
+            if ((imm & Notices.NOTICE) != 0) {
+                throw new ReassemblyException("placement notice or control message as an RDMA WRITE");
             }
-            placeDirect(wc.immData(), wc.byteLen());
+            placeDirect(imm, wc.byteLen());
             return;
         }
         if (wc.opcode() != IbvWcOpcode.RECV) {
             throw new ReassemblyException("unexpected " + wc.opcode() + " into a receive slot");
         }
-        if ((wc.immData() & Notices.NOTICE) != 0) {
-            onNotice(slotMemory, slot * config.slotBytes(), wc.immData() & Notices.SEQ_MASK, wc.byteLen());
+        if ((imm & Notices.CLASS_MASK) == Notices.CONTROL) {
+            onControlMessage(slotMemory, slot * config.slotBytes(), imm & Notices.SEQ_MASK, wc.byteLen());
+        } else if ((imm & Notices.NOTICE) != 0) {
+            onNotice(slotMemory, slot * config.slotBytes(), imm & Notices.SEQ_MASK, wc.byteLen());
         } else {
-            placeSmall(slotMemory, slot, wc.immData(), wc.byteLen());
+            placeSmall(slotMemory, slot, imm, wc.byteLen());
+        }
+    }
+
+    /**
+     * A control message of the peer: taken once, in order (a copy re-sent after its SEND failed is
+     * a duplicate, dropped uncredited); its slot was charged a credit, returned like a small
+     * message's.
+     */
+    private void onControlMessage(ByteBuffer slotMemory, int at, int seq30, int len) throws ReassemblyException {
+        int rel = ((seq30 - controlExpected) << 2) >> 2;
+        if (rel < 0) {
+            counters.add(Counter.DUPLICATE, 1);
+            return;
+        }
+        if (rel > 0) {
+            throw new ReassemblyException("control message " + seq30 + " out of order, expected " + controlExpected);
+        }
+        controlExpected = (controlExpected + 1) & Notices.SEQ_MASK;
+        creditsToReturn++;
+        counters.add(Counter.CONTROL_RECEIVED, 1);
+        slotMemory.limit(at + len).position(at);
+        try {
+            control(slotMemory);
+        } finally {
+            slotMemory.clear();
         }
     }
 
@@ -296,21 +359,21 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     }
 
     /** A placement notice: every byte of a large message is in its receive buffer. */
-    private void onNotice(ByteBuffer slotMemory, int at, int seq31, int len) throws ReassemblyException {
+    private void onNotice(ByteBuffer slotMemory, int at, int seq30, int len) throws ReassemblyException {
         if (len != Notices.PAYLOAD_BYTES) {
             throw new ReassemblyException("placement notice of " + len + " bytes");
         }
         int seq = slotMemory.getInt(at);
         long length = Integer.toUnsignedLong(slotMemory.getInt(at + 4));
         int paths = slotMemory.get(at + 8) & 0xFF;
-        if ((seq & Notices.SEQ_MASK) != seq31) {
+        if ((seq & Notices.SEQ_MASK) != seq30) {
             throw new ReassemblyException("placement notice for " + Integer.toUnsignedString(seq)
-                    + " with immediate " + seq31);
+                    + " with immediate " + seq30);
         }
         if (paths > 64) {
             throw new ReassemblyException("placement notice naming " + paths + " paths");
         }
-        int i = slotTarget(seq31, "placement notice");
+        int i = slotTarget(seq & 0x7FFF_FFFF, "placement notice");
         if (i < 0) {
             return;
         }
@@ -459,7 +522,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return TOO_LONG;
         }
         if (small) {
-            if (credits == 0) {
+            if (credits <= 1) { // the last credit is the control messages' (class comment)
                 counters.add(Counter.CREDIT_WAIT, 1);
                 return NOT_READY;
             }
@@ -496,10 +559,16 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public boolean nextNotice(PlacementNotice out) {
-        if (!started || closed || !placements.ready()) {
+        if (!started || closed) {
             return false;
         }
-        if (credits == 0) {
+        if (nextControl(out)) {
+            return true;
+        }
+        if (!placements.ready()) {
+            return false;
+        }
+        if (credits <= 1) { // the last credit is the control messages' (class comment)
             counters.add(Counter.CREDIT_WAIT, 1);
             return false;
         }
@@ -509,11 +578,83 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         return true;
     }
 
+    /** @return true if records wait for a control message: reports, advertisements, enough credits */
+    private boolean controlDue() {
+        return advertisedSeq < postSeq || !notices.isEmpty() || creditsToReturn >= creditThreshold;
+    }
+
+    /** The control message to post next, if one is due (or failed and is posted again) and may be sent. */
+    boolean nextControl(PlacementNotice out) {
+        if (controlInFlight) {
+            return false;
+        }
+        if (controlResend) {
+            controlResend = false;
+        } else {
+            if (!controlDue()) {
+                return false;
+            }
+            if (credits == 0 || credits == 1 && creditsToReturn == 0) {
+                counters.add(Counter.CREDIT_WAIT, 1);
+                return false;
+            }
+            credits--;
+            controlLength = composeControl();
+            controlImm = Notices.CONTROL | controlSeq;
+            controlSeq = (controlSeq + 1) & Notices.SEQ_MASK;
+            counters.add(Counter.CONTROL, 1);
+        }
+        controlInFlight = true;
+        placements.control(out, controlLength, controlImm);
+        return true;
+    }
+
+    /** Writes the due records into the control buffer: reports, then credits, then advertisements. */
+    private int composeControl() {
+        ByteBuffer body = control.clear().limit(controlLimit);
+        while (!notices.isEmpty() && body.remaining() >= NOTICE_BYTES) {
+            body.put(notices.headType()).putInt((int) notices.headSeq()).putInt((int) notices.headLength())
+                    .put((byte) notices.headExtra());
+            notices.removeHead();
+        }
+        if (creditsToReturn > 0 && body.remaining() >= CREDIT_BYTES) {
+            body.put(CREDIT).putInt(creditsToReturn);
+            counters.add(Counter.CREDIT, creditsToReturn);
+            creditsToReturn = 0;
+        }
+        int room = (body.remaining() - RECV_POSTED_HEADER) / RECV_POSTED_ENTRY;
+        int n = (int) Math.min(Math.min(postSeq - advertisedSeq, room), 0xFFFF);
+        if (n > 0) {
+            body.put(RECV_POSTED).putShort((short) n);
+            for (int k = 0; k < n; k++) {
+                int i = receives.index(advertisedSeq);
+                body.putInt((int) advertisedSeq).putLong(receives.addr[i]).putInt(receives.rkey[i])
+                        .putInt(receives.capacity[i]).put((byte) (receives.writable[i] ? FLAG_WRITABLE : 0));
+                advertisedSeq++;
+            }
+        }
+        int len = body.position();
+        control.clear();
+        return len;
+    }
+
     @Override
     public void noticeFinished(int slot, MpStatus status) {
+        if (slot == placements.controlSlot()) {
+            if (!controlInFlight) {
+                throw new IllegalStateException("no control message in flight");
+            }
+            controlInFlight = false;
+            // a failed one goes again as it is (the peer drops a second copy); FLUSHED: torn down
+            controlResend = status != MpStatus.SUCCESS && status != MpStatus.FLUSHED && !closed;
+            if (controlResend) {
+                counters.add(Counter.CONTROL_RESENT, 1);
+            }
+            return;
+        }
         long[] n = placements.release(slot, released);
         if (status != MpStatus.SUCCESS && status != MpStatus.FLUSHED && !closed) {
-            // the SEND failed at the responder or no path is left: the control channel carries the
+            // the SEND failed at the responder or no path is left: a control message carries the
             // report, and the slot credit the notice was charged goes back with it (FLUSHED: the
             // connection is being torn down, nothing is sent any more)
             counters.add(Counter.NOTICE_FALLBACK, 1);
@@ -523,7 +664,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public boolean noticesPending() {
-        return placements.pending();
+        return placements.pending() || started && !closed && !controlInFlight && (controlResend || controlDue());
     }
 
     private void notice(byte type, long seq, long length, int extra) {
@@ -533,49 +674,14 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
     }
 
-    // ---------------------------------------------------------------- control channel
+    // ---------------------------------------------------------------- control records
 
-    @Override
-    public int duty() {
-        if (!started || closed) {
-            return 0;
-        }
-        int sent = 0;
-        while (advertisedSeq < postSeq || !notices.isEmpty() || creditsToReturn >= creditThreshold) {
-            ByteBuffer body = outbox.claim();
-            if (body == null) {
-                break;
-            }
-            while (!notices.isEmpty() && body.remaining() >= NOTICE_BYTES) {
-                body.put(notices.headType()).putInt((int) notices.headSeq()).putInt((int) notices.headLength())
-                        .put((byte) notices.headExtra());
-                notices.removeHead();
-            }
-            if (creditsToReturn > 0 && body.remaining() >= CREDIT_BYTES) {
-                body.put(CREDIT).putInt(creditsToReturn);
-                counters.add(Counter.CREDIT, creditsToReturn);
-                creditsToReturn = 0;
-            }
-            int room = (body.remaining() - RECV_POSTED_HEADER) / RECV_POSTED_ENTRY;
-            int n = (int) Math.min(Math.min(postSeq - advertisedSeq, room), 0xFFFF);
-            if (n > 0) {
-                body.put(RECV_POSTED).putShort((short) n);
-                for (int k = 0; k < n; k++) {
-                    int i = receives.index(advertisedSeq);
-                    body.putInt((int) advertisedSeq).putLong(receives.addr[i]).putInt(receives.rkey[i])
-                            .putInt(receives.capacity[i]).put((byte) (receives.writable[i] ? FLAG_WRITABLE : 0));
-                    advertisedSeq++;
-                }
-            }
-            outbox.commit(body);
-            counters.add(Counter.CONTROL, 1);
-            sent++;
-        }
-        return sent;
-    }
-
-    @Override
-    public void onControl(ByteBuffer body) throws ReassemblyException {
+    /**
+     * Takes the records of a control message (position..limit); tests hand them in directly.
+     *
+     * @throws ReassemblyException if they are malformed or break the protocol
+     */
+    void onControl(ByteBuffer body) throws ReassemblyException {
         try {
             control(body);
         } catch (ReassemblyException e) {
@@ -706,6 +812,16 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         if (body.remaining() < bytes) {
             throw new ReassemblyException("truncated control record");
         }
+    }
+
+    /** @return slot credits held for the peer's slots (tests) */
+    int credits() {
+        return credits;
+    }
+
+    /** @return slots the peer charged that were reposted and not yet credited back (tests) */
+    int creditsToReturn() {
+        return creditsToReturn;
     }
 
     @Override

@@ -7,7 +7,6 @@ import org.osgi.service.component.annotations.Component;
 import dev.virtuoso.reassembler.Reassembler;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.spi.verbs.IbvAccess;
 import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvMr;
@@ -23,7 +22,8 @@ import dev.virtuoso.spi.verbs.VerbsException;
 public final class ReassemblerComponent implements Reassembler {
 
     @Override
-    public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox) throws VerbsException {
+    public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd) throws VerbsException {
+        DefaultReassembly.check(config);
         Notices notices = notices(config, pd);
         ByteBuffer slab = ByteBuffer.allocateDirect(Math.multiplyExact(config.slots(), config.slotBytes()));
         IbvMr mr;
@@ -41,7 +41,7 @@ public final class ReassemblerComponent implements Reassembler {
             notices.close();
             throw e;
         }
-        DefaultReassembly r = new DefaultReassembly(config, srq, mr, slab, notices, outbox);
+        DefaultReassembly r = new DefaultReassembly(config, srq, mr, slab, notices);
         try {
             r.postSrqSlots();
         } catch (VerbsException | RuntimeException e) {
@@ -51,19 +51,22 @@ public final class ReassemblerComponent implements Reassembler {
         return r;
     }
 
-    /** One payload entry per MP_RECV the peer may have waiting: placement notices never wait for an entry long. */
+    /**
+     * One payload entry per MP_RECV the peer may have waiting (placement notices never wait for an
+     * entry long) and the control message buffer.
+     */
     private static Notices notices(ReassemblyConfig config, IbvPd pd) throws VerbsException {
-        ByteBuffer payload = ByteBuffer.allocateDirect(Math.multiplyExact(config.maxReceives(), Notices.ENTRY_BYTES));
+        ByteBuffer payload = ByteBuffer.allocateDirect(Notices.regionBytes(config.maxReceives()));
         return new Notices(pd.regMr(payload, IbvAccess.LOCAL_WRITE), payload, config.maxReceives());
     }
 
     @Override
-    public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, ReassemblyOutbox outbox, IbvDeviceAttr device)
-            throws VerbsException {
+    public Reassembly newReassembly(ReassemblyConfig config, IbvPd pd, IbvDeviceAttr device) throws VerbsException {
         if (device.maxSrq() != 0) {
-            return newReassembly(config, pd, outbox);
+            return newReassembly(config, pd);
         }
+        DefaultReassembly.check(config);
         return new DefaultReassembly(config, new SlotSets(pd, config.slots(), config.slotBytes(), config.wrIdTag()),
-                notices(config, pd), outbox);
+                notices(config, pd));
     }
 }

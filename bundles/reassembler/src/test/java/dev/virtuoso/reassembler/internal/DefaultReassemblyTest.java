@@ -63,21 +63,27 @@ class DefaultReassemblyTest {
 
     @Test
     void sendsWaitForAdvertisementsAndSlotCredits() throws Exception {
-        ReassemblyHarness h = new ReassemblyHarness(8, 2, 256, 1024);
+        ReassemblyHarness h = new ReassemblyHarness(8, 4, 256, 1024);
         assertEquals(Reassembly.NOT_READY, h.a.r.reserveSend(10, target), "nothing posted yet");
         ByteBuffer region = ByteBuffer.allocateDirect(8 * 64);
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             h.b.r.postReceive(k, region, k * 64, 64, 0, 0, false);
         }
         h.exchange();
-        assertEquals(Reassembly.SMALL, h.a.r.reserveSend(1, target));
-        int first = target.immData();
-        assertEquals(Reassembly.SMALL, h.a.r.reserveSend(1, target));
-        assertEquals(Reassembly.NOT_READY, h.a.r.reserveSend(1, target), "two slots, two credits");
-        h.b.arriveSmall(first, new byte[] {9});
+        int[] imm = new int[3];
+        for (int k = 0; k < 3; k++) {
+            assertEquals(Reassembly.SMALL, h.a.r.reserveSend(1, target));
+            imm[k] = target.immData();
+        }
+        assertEquals(Reassembly.NOT_READY, h.a.r.reserveSend(1, target),
+                "four slots: three credits for messages, the last one for control messages");
+        h.b.arriveSmall(imm[0], new byte[] {9});
         h.exchange();
-        assertEquals(Reassembly.SMALL, h.a.r.reserveSend(1, target), "credit returned");
-        assertEquals(1, h.b.r.counters().creditsReturned());
+        assertEquals(Reassembly.NOT_READY, h.a.r.reserveSend(1, target), "one credit to return waits for a second");
+        h.b.arriveSmall(imm[1], new byte[] {9});
+        h.exchange();
+        assertEquals(Reassembly.SMALL, h.a.r.reserveSend(1, target), "credits returned");
+        assertEquals(2, h.b.r.counters().creditsReturned());
     }
 
     @Test
@@ -150,7 +156,7 @@ class DefaultReassemblyTest {
 
     private static ReassemblyHarness.Side assertDoesNotThrowSide() {
         try {
-            return new ReassemblyHarness(4, 2, 64, 64).b;
+            return new ReassemblyHarness(4, 3, 64, 64).b;
         } catch (Exception e) {
             throw new AssertionError(e);
         }
@@ -178,14 +184,16 @@ class DefaultReassemblyTest {
 
     @Test
     void failedSmallSendReturnsItsCreditAndFailsTheReceive() throws Exception {
-        ReassemblyHarness h = new ReassemblyHarness(8, 1, 64, 64);
+        ReassemblyHarness h = new ReassemblyHarness(8, 3, 128, 64);
         ByteBuffer region = ByteBuffer.allocateDirect(256);
-        h.b.r.postReceive(1, region, 0, 64, 0, 0, false);
-        h.b.r.postReceive(2, region, 64, 64, 0, 0, false);
+        for (int k = 0; k < 3; k++) {
+            h.b.r.postReceive(k + 1, region, 64 * k, 64, 0, 0, false);
+        }
         h.exchange();
         assertEquals(Reassembly.SMALL, h.a.r.reserveSend(8, target));
         h.a.r.sendFinished(target.sequence(), false, MpStatus.PATH_FAILURE, 8, 1);
-        assertEquals(Reassembly.NOT_READY, h.a.r.reserveSend(8, target));
+        assertEquals(Reassembly.SMALL, h.a.r.reserveSend(8, target));
+        assertEquals(Reassembly.NOT_READY, h.a.r.reserveSend(8, target), "only the control messages' credit left");
         h.exchange();
         assertEquals(Reassembly.SMALL, h.a.r.reserveSend(8, target));
         h.b.deliver();

@@ -13,9 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.MpStatus;
+import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.reassembler.internal.ReassemblyHarness.MemoryMr;
 import dev.virtuoso.spi.verbs.IbvDeviceAttr;
 import dev.virtuoso.spi.verbs.IbvPd;
@@ -58,7 +58,7 @@ class PerQpSlotsTest {
             (proxy, m, args) -> {
                 if (m.getName().equals("regMr")) {
                     ByteBuffer b = (ByteBuffer) args[0];
-                    if (b.capacity() == MAX_RECEIVES * Notices.ENTRY_BYTES) {
+                    if (b.capacity() == Notices.regionBytes(MAX_RECEIVES)) {
                         // the placement notices' payload region, not a slot set
                         noticeRegion = new MemoryMr(b, 0x10000L);
                         return noticeRegion;
@@ -69,25 +69,19 @@ class PerQpSlotsTest {
                 }
                 throw new UnsupportedOperationException(m.getName());
             });
-    private final List<ByteBuffer> control = new ArrayList<>();
     private final IbvWc wc = new IbvWc();
+    private final PlacementNotice message = new PlacementNotice();
 
-    /** Control messages go to {@link #control}. */
-    private final ReassemblyOutbox out = new ReassemblyOutbox() {
-        @Override
-        public ByteBuffer claim() {
-            return ByteBuffer.allocate(2048);
+    /** Posts the control messages that are due (the receives' advertisements), each completing at once. */
+    private void advertise(Reassembly r) {
+        while (r.nextNotice(message)) {
+            r.noticeFinished(message.slot(), MpStatus.SUCCESS);
         }
-
-        @Override
-        public void commit(ByteBuffer body) {
-            control.add(body);
-        }
-    };
+    }
 
     private Reassembly newReassembly() throws Exception {
         return new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", MAX_RECEIVES, SLOTS, SLOT_BYTES, 128, 2L << 60), pd,
-                out, new IbvDeviceAttr().maxSrq(0));
+                new IbvDeviceAttr().maxSrq(0));
     }
 
     @Test
@@ -100,7 +94,7 @@ class PerQpSlotsTest {
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
         Reassembly r = new ReassemblerComponent().newReassembly(new ReassemblyConfig("t", 16, SLOTS, SLOT_BYTES, 128,
-                2L << 60), srqPd, out, new IbvDeviceAttr().maxSrq(1));
+                2L << 60), srqPd, new IbvDeviceAttr().maxSrq(1));
         // before the handshake ends (start): the peer's first small SEND must never meet an empty SRQ
         assertEquals(SLOTS, srq.posted.size(), "every slot posted at creation");
         r.start(16, SLOTS, SLOT_BYTES);
@@ -135,7 +129,7 @@ class PerQpSlotsTest {
         // a small message (sequence 0) lands in q2's first slot
         ByteBuffer dst = ByteBuffer.allocateDirect(64);
         assertTrue(r.postReceive(7, dst, 0, 64, 0x9000, 5, true));
-        r.duty();
+        advertise(r);
         long[] slot = q2.posted.removeFirst();
         ByteBuffer slab = regionAt(slot[1]);
         slab.put((int) (slot[1] - regionBase(slot[1])), new byte[] {1, 2, 3});
@@ -167,7 +161,7 @@ class PerQpSlotsTest {
         r.start(16, SLOTS, SLOT_BYTES);
         ByteBuffer dst = ByteBuffer.allocateDirect(64);
         assertTrue(r.postReceive(7, dst, 0, 64, 0x9000, 5, true));
-        r.duty();
+        advertise(r);
         // the peer's WRITE with immediate placed 3 bytes in dst and consumed q1's first slot
         dst.put(0, new byte[] {4, 5, 6});
         long[] slot = q1.posted.removeFirst();

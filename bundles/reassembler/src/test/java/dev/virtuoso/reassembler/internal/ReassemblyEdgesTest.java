@@ -18,7 +18,6 @@ import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.Reassembly;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyException;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.reassembler.SendTarget;
 import dev.virtuoso.reassembler.internal.ReassemblyHarness.MemoryMr;
 import dev.virtuoso.spi.verbs.IbvRecvWr;
@@ -47,8 +46,7 @@ class ReassemblyEdgesTest {
     private final List<long[]> posted = new ArrayList<>();
     private final SendTarget target = new SendTarget();
     private final IbvWc wc = new IbvWc();
-    private int claimBytes = 2048;
-    private boolean outboxFull;
+    private final PlacementNotice control = new PlacementNotice();
     private boolean srqRefuses;
     private boolean srqClosed;
     private ByteBuffer slab;
@@ -76,22 +74,10 @@ class ReassemblyEdgesTest {
                 srqClosed = true;
             }
         };
-        ReassemblyOutbox outbox = new ReassemblyOutbox() {
-            @Override
-            public ByteBuffer claim() {
-                return outboxFull ? null : ByteBuffer.allocate(claimBytes);
-            }
-
-            @Override
-            public void commit(ByteBuffer body) {
-                body.flip();
-                sent.add(body);
-            }
-        };
-        noticePayload = ByteBuffer.allocateDirect(maxReceives * Notices.ENTRY_BYTES);
+        noticePayload = ByteBuffer.allocateDirect(Notices.regionBytes(maxReceives));
         noticeMr = new MemoryMr(noticePayload, NOTICE_BASE);
         r = new DefaultReassembly(new ReassemblyConfig("t", maxReceives, slots, slotSize, splitThreshold, TAG), srq, mr,
-                slab, new Notices(noticeMr, noticePayload, maxReceives), outbox);
+                slab, new Notices(noticeMr, noticePayload, maxReceives));
         try {
             r.postSrqSlots(); // as ReassemblerComponent does
         } catch (VerbsException e) {
@@ -107,6 +93,24 @@ class ReassemblyEdgesTest {
         wc.set(TAG | slot, IbvWcStatus.SUCCESS, IbvWcOpcode.RECV, payload.length, imm,
                 IbvWc.WITH_IMM, 1, 2, 0);
         r.onCompletion(wc);
+    }
+
+    /**
+     * Posts every control message that is due, as the engine would, each completing at once: its
+     * records go to {@link #sent}.
+     *
+     * @return control messages sent
+     */
+    private int duty() {
+        int n = 0;
+        while (r.nextControl(control)) {
+            byte[] body = new byte[control.length()];
+            noticePayload.get((int) (control.localAddr() - NOTICE_BASE), body);
+            sent.add(ByteBuffer.wrap(body));
+            r.noticeFinished(control.slot(), MpStatus.SUCCESS);
+            n++;
+        }
+        return n;
     }
 
     private int deliver() {
@@ -147,64 +151,66 @@ class ReassemblyEdgesTest {
         for (int k = 0; k < 3; k++) {
             assertArrayEquals(new long[] {TAG | k, SLAB_BASE + 128L * k, 128}, posted.get(k));
         }
-        r.start(1, 1, 1);
+        r.start(1, 3, 64);
         assertEquals(3, posted.size(), "start posts nothing more");
-        assertThrows(IllegalStateException.class, () -> r.start(1, 1, 1));
+        assertThrows(IllegalStateException.class, () -> r.start(1, 3, 64));
         assertSame(r.config(), r.config());
         assertEquals(3, r.config().slots());
     }
 
     @Test
-    void startRejectsEmptyPeerSizes() {
-        open(4, 1, 64, 64);
-        assertThrows(IllegalArgumentException.class, () -> r.start(0, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> r.start(1, 0, 1));
-        assertThrows(IllegalArgumentException.class, () -> r.start(1, 1, 0));
-        assertEquals(1, posted.size(), "a refused start posts nothing");
+    void startRejectsPeerSizesTooSmallForControlMessages() {
+        open(4, 3, 64, 64);
+        assertThrows(IllegalArgumentException.class, () -> r.start(0, 3, 64));
+        assertThrows(IllegalArgumentException.class, () -> r.start(1, 2, 64), "control messages need 3 slots");
+        assertThrows(IllegalArgumentException.class, () -> r.start(1, 3, 63), "a control message needs 64 bytes");
+        assertEquals(3, posted.size(), "a refused start posts nothing");
+        assertThrows(IllegalArgumentException.class, () -> open(4, 2, 64, 64));
+        assertThrows(IllegalArgumentException.class, () -> open(4, 3, 63, 64));
     }
 
     @Test
     void slotErrorsAreCountedAndTheSlotPostedAgain() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         wc.set(TAG | 1, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
         r.onCompletion(wc);
         assertEquals(1, r.counters().slotErrors());
-        assertEquals(3, posted.size());
-        assertArrayEquals(new long[] {TAG | 1, SLAB_BASE + 64, 64}, posted.get(2));
+        assertEquals(4, posted.size());
+        assertArrayEquals(new long[] {TAG | 1, SLAB_BASE + 64, 64}, posted.get(3));
 
         srqRefuses = true;
         r.onCompletion(wc);
         assertEquals(3, r.counters().slotErrors(), "the failed completion and the failed re-post");
 
-        wc.set(TAG | 2, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
-        assertThrows(ReassemblyException.class, () -> r.onCompletion(wc), "slot 2 does not exist");
+        wc.set(TAG | 3, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
+        assertThrows(ReassemblyException.class, () -> r.onCompletion(wc), "slot 3 does not exist");
         assertEquals(3, r.counters().slotErrors());
     }
 
     @Test
     void closedReassemblyNeitherPostsSlotsNorTakesReceives() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         r.close();
         assertTrue(srqClosed);
         assertTrue(mr.closed);
         wc.set(TAG, IbvWcStatus.WR_FLUSH_ERR, IbvWcOpcode.RECV, 0, 0, 0, 1, 2, 0);
         r.onCompletion(wc);
-        assertEquals(2, posted.size(), "no slot posted after close");
+        assertEquals(3, posted.size(), "no slot posted after close");
         assertFalse(r.postReceive(1, ByteBuffer.allocate(8), 0, 8, 0, 0, false));
-        assertEquals(0, r.duty());
+        assertEquals(0, duty());
     }
 
     // ------------------------------------------------------------------ receive side
 
     @Test
     void receivesAreBoundedByMaxReceives() throws Exception {
-        open(2, 2, 64, 64).start(4, 2, 64);
+        open(2, 3, 64, 64).start(4, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(256);
         assertTrue(r.postReceive(1, region, 0, 64, 0, 0, false));
         assertTrue(r.postReceive(2, region, 64, 64, 0, 0, false));
         assertFalse(r.postReceive(3, region, 128, 64, 0, 0, false));
         assertEquals(2, r.receivesInProgress());
-        r.duty();
+        duty();
         arrive(0, 0, bytes(4, 1));
         assertEquals(1, deliver());
         assertEquals(1, r.receivesInProgress());
@@ -214,12 +220,12 @@ class ReassemblyEdgesTest {
 
     @Test
     void smallMessagesAreCopiedFromTheirSlotUpToTheBufferCapacity() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(256);
         r.postReceive(10, region, 0, 8, 0, 0, false);
         r.postReceive(11, region, 8, 64, 0, 0, false);
         r.postReceive(12, region, 72, 64, 0, 0, false);
-        r.duty();
+        duty();
         arrive(1, 1, bytes(64, 3));
         arrive(0, 0, bytes(8, 5));
         arrive(1, 2, new byte[0]);
@@ -240,9 +246,9 @@ class ReassemblyEdgesTest {
 
     @Test
     void aSmallMessageLongerThanTheBufferFailsItsReceive() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         r.postReceive(10, ByteBuffer.allocate(64), 0, 8, 0, 0, false);
-        r.duty();
+        duty();
         arrive(0, 0, bytes(9, 1));
         deliver();
         assertEquals(MpStatus.LOCAL_LENGTH_ERROR, completed.get(0).status());
@@ -254,12 +260,12 @@ class ReassemblyEdgesTest {
 
     @Test
     void smallMessagesAreMatchedRelativeToTheDeliveredSequence() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(256);
         for (int k = 0; k < 3; k++) {
             r.postReceive(k, region, 64 * k, 64, 0, 0, false);
         }
-        r.duty();
+        duty();
         arrive(0, 0, bytes(1, 1));
         arrive(1, 1, bytes(2, 1));
         assertEquals(2, deliver());
@@ -273,10 +279,10 @@ class ReassemblyEdgesTest {
 
     @Test
     void flushCompletesEverythingAndAdvertisesNothingMore() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(256);
         r.postReceive(1, region, 0, 64, 0, 0, false);
-        r.duty();
+        duty();
         sent.clear();
         r.postReceive(2, region, 64, 64, 0, 0, false);
         r.postReceive(3, region, 128, 64, 0, 0, false);
@@ -288,7 +294,7 @@ class ReassemblyEdgesTest {
                 new Completion(2, MpStatus.FLUSHED, 0, 0, "connection closed"),
                 new Completion(3, MpStatus.FLUSHED, 0, 0, "connection closed")), completed);
         assertEquals(0, r.receivesInProgress());
-        r.duty();
+        duty();
         for (ByteBuffer b : sent) {
             assertTrue(b.get(0) != ControlRecords.RECV_POSTED, "flushed receives are not advertised");
         }
@@ -296,11 +302,11 @@ class ReassemblyEdgesTest {
 
     @Test
     void flushKeepsTheOutcomeOfAReceivePlacedBehindAnUnplacedOne() throws Exception {
-        open(4, 2, 64, 64).start(4, 2, 64);
+        open(4, 3, 64, 64).start(4, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(256);
         r.postReceive(1, region, 0, 64, 0, 0, false);
         r.postReceive(2, region, 64, 64, 0, 0, false);
-        r.duty();
+        duty();
         arrive(1, 1, bytes(7, 1));
         assertEquals(2, r.flush((wrId, st, len, paths, detail) -> completed.add(
                 new Completion(wrId, st, len, paths, detail)), MpStatus.FLUSHED));
@@ -312,12 +318,12 @@ class ReassemblyEdgesTest {
 
     @Test
     void creditsGoBackOnlyOnceAQuarterOfTheSlotsIsUsed() throws Exception {
-        open(8, 8, 64, 64).start(8, 8, 64);
+        open(8, 8, 64, 64).start(8, 8, 128);
         ByteBuffer region = ByteBuffer.allocate(512);
         for (int k = 0; k < 3; k++) {
             r.postReceive(k, region, 64 * k, 64, 0x7000 + 64 * k, 9, k == 1);
         }
-        assertEquals(1, r.duty());
+        assertEquals(1, duty());
         assertEquals(1, r.counters().controlSent());
         ByteBuffer advert = sent.remove(0);
         assertEquals(3 + 3 * 21, advert.remaining());
@@ -332,9 +338,9 @@ class ReassemblyEdgesTest {
         }
 
         arrive(0, 0, bytes(1, 1));
-        assertEquals(0, r.duty(), "one credit is below the threshold of 8 / 4");
+        assertEquals(0, duty(), "one credit is below the threshold of 8 / 4");
         arrive(1, 1, bytes(1, 1));
-        assertEquals(1, r.duty());
+        assertEquals(1, duty());
         ByteBuffer c = sent.remove(0);
         assertEquals(5, c.remaining());
         assertEquals(ControlRecords.CREDIT, c.get());
@@ -344,54 +350,103 @@ class ReassemblyEdgesTest {
     }
 
     @Test
-    void advertisementsAreSplitOverBodiesThatHoldFewerEntries() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
-        claimBytes = 3 + 21 + 20;
+    void advertisementsAreSplitOverMessagesThatFitThePeersSlot() throws Exception {
+        // a 64-byte slot holds two advertisements (3 + 2 x 21 bytes); 3 slots: 3 credits, and the
+        // last one only for a message that returns credits
+        open(8, 3, 64, 64).start(8, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(512);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 5; k++) {
             r.postReceive(k, region, 64 * k, 64, 0, 0, false);
         }
-        assertEquals(3, r.duty());
-        for (int k = 0; k < 3; k++) {
+        assertEquals(2, duty(), "the third waits: the last credit and nothing to return");
+        assertTrue(r.noticesPending());
+        for (int k = 0; k < 2; k++) {
             ByteBuffer b = sent.get(k);
-            assertEquals(24, b.remaining());
-            assertEquals(1, b.getShort(1));
-            assertEquals(k, b.getInt(3));
+            assertEquals(3 + 2 * 21, b.remaining());
+            assertEquals(2, b.getShort(1));
+            assertEquals(2 * k, b.getInt(3));
         }
+        r.onControl(credit(2));
+        assertEquals(1, duty());
+        assertEquals(3 + 21, sent.get(2).remaining());
+        assertEquals(4, sent.get(2).getInt(3));
+        assertEquals(3, r.counters().controlSent());
     }
 
     @Test
-    void aBodyWithRoomForExactlyOneNoticeCarriesIt() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
-        r.onControl(adverts(0, 1, 10, 0));
-        claimBytes = ControlRecords.NOTICE_BYTES;
-        assertEquals(Reassembly.TOO_LONG, r.reserveSend(11, target));
-        assertEquals(1, r.duty());
-        ByteBuffer b = sent.get(0);
-        assertEquals(10, b.remaining());
-        assertEquals(ControlRecords.SEND_FAILED, b.get());
-        assertEquals(0, b.getInt());
-        assertEquals(11, b.getInt());
-        assertEquals(ControlRecords.REASON_TOO_LONG, b.get());
+    void reportsThatDoNotFitGoInTheNextMessage() throws Exception {
+        open(8, 3, 64, 64).start(8, 8, 64);
+        r.onControl(adverts(0, 7, 10, 0));
+        for (int k = 0; k < 7; k++) {
+            assertEquals(Reassembly.TOO_LONG, r.reserveSend(11 + k, target));
+        }
+        assertEquals(2, duty());
+        ByteBuffer first = sent.get(0);
+        assertEquals(6 * ControlRecords.NOTICE_BYTES, first.remaining(), "six reports fill 60 of 64 bytes");
+        for (int k = 0; k < 6; k++) {
+            assertEquals(ControlRecords.SEND_FAILED, first.get());
+            assertEquals(k, first.getInt());
+            assertEquals(11 + k, first.getInt());
+            assertEquals(ControlRecords.REASON_TOO_LONG, first.get());
+        }
+        ByteBuffer second = sent.get(1);
+        assertEquals(ControlRecords.NOTICE_BYTES, second.remaining());
+        assertEquals(6, second.getInt(1));
     }
 
     @Test
-    void aFullOutboxDefersTheControlMessage() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
+    void oneControlMessageIsInFlightAndAFailedOneGoesAgainUnchanged() throws Exception {
+        open(8, 3, 64, 64).start(8, 8, 64);
         r.postReceive(1, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
-        outboxFull = true;
-        assertEquals(0, r.duty());
-        assertEquals(0, r.counters().controlSent());
-        outboxFull = false;
-        assertEquals(1, r.duty());
-        assertEquals(0, r.duty(), "nothing left to say");
+        assertTrue(r.nextControl(control));
+        int slot = control.slot();
+        int imm = control.immData();
+        int len = control.length();
+        assertEquals(Notices.CONTROL, imm, "control class, sequence 0");
+        assertEquals(-1, control.sequence());
+        r.postReceive(2, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
+        assertFalse(r.nextControl(control), "the first is in flight");
+        assertFalse(r.noticesPending(), "nothing can go before its SEND ends");
+        r.noticeFinished(slot, MpStatus.PATH_FAILURE);
+        assertTrue(r.noticesPending());
+        assertTrue(r.nextControl(control));
+        assertEquals(imm, control.immData(), "the same message again");
+        assertEquals(len, control.length());
+        assertEquals(3 + 21, len, "only the first receive's advertisement");
+        assertEquals(1, r.counters().controlResent());
+        assertEquals(1, r.counters().controlSent(), "sent once, posted twice");
+        r.noticeFinished(slot, MpStatus.SUCCESS);
+        assertTrue(r.nextControl(control));
+        assertEquals(Notices.CONTROL | 1, control.immData());
+        r.noticeFinished(slot, MpStatus.FLUSHED);
+        assertFalse(r.noticesPending(), "a flushed message is not sent again");
+        assertThrows(IllegalStateException.class, () -> r.noticeFinished(slot, MpStatus.SUCCESS), "none in flight");
+    }
+
+    @Test
+    void theLastCreditIsLeftToControlMessagesThatReturnCredits() throws Exception {
+        open(8, 3, 64, 64).start(8, 3, 64);
+        r.onControl(adverts(0, 4, 64, 0));
+        assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
+        assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
+        assertEquals(Reassembly.NOT_READY, r.reserveSend(1, target), "the last credit is not for data");
+        r.postReceive(1, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
+        assertEquals(0, duty(), "an advertisement alone does not take the last credit");
+        arrive(0, Notices.CONTROL, new byte[0]); // the peer's first control message, no records
+        assertEquals(1, r.counters().controlReceived());
+        assertEquals(1, duty(), "with a credit to return it does");
+        ByteBuffer b = sent.get(0);
+        assertEquals(ControlRecords.CREDIT, b.get());
+        assertEquals(1, b.getInt());
+        assertEquals(ControlRecords.RECV_POSTED, b.get());
+        assertEquals(Reassembly.NOT_READY, r.reserveSend(1, target), "no credit left at all");
     }
 
     @Test
     void dutyBeforeStartSendsNothing() {
-        open(8, 2, 64, 64);
+        open(8, 3, 64, 64);
         r.postReceive(1, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
-        assertEquals(0, r.duty());
+        assertEquals(0, duty());
         assertTrue(sent.isEmpty());
     }
 
@@ -399,13 +454,13 @@ class ReassemblyEdgesTest {
 
     @Test
     void controlBeforeStartIsRejected() {
-        open(8, 2, 64, 64);
+        open(8, 3, 64, 64);
         assertThrows(ReassemblyException.class, () -> r.onControl(credit(1)));
     }
 
     @Test
     void truncatedRecordsAreRejected() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
+        open(8, 3, 64, 64).start(8, 3, 64);
         assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {2, 0, 0, 1})));
         assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {3, 0, 0, 0, 0, 0, 0, 0, 1})));
         assertThrows(ReassemblyException.class, () -> r.onControl(ByteBuffer.wrap(new byte[] {4, 0, 0, 0, 0, 0, 0, 0, 1})));
@@ -414,7 +469,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void creditsNeverExceedThePeersSlots() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
+        open(8, 3, 64, 64).start(8, 3, 64);
         r.onControl(adverts(0, 4, 64, 0));
         assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
         assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
@@ -429,7 +484,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void advertisementsAreCheckedAndBounded() throws Exception {
-        open(8, 2, 64, 64).start(2, 2, 64);
+        open(8, 3, 64, 64).start(2, 3, 64);
         r.onControl(adverts(0, 1, 0, 0));
         assertEquals(Reassembly.TOO_LONG, r.reserveSend(1, target), "a zero-capacity receive is valid but small");
         assertThrows(ReassemblyException.class, () -> r.onControl(adverts(1, 1, 64, 2)), "unknown flag");
@@ -442,18 +497,18 @@ class ReassemblyEdgesTest {
 
     @Test
     void sizeDecidesSmallOrLargeAtTheThresholdAndThePeersSlotSize() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 32);
+        open(8, 3, 64, 128).start(8, 3, 64);
         r.onControl(adverts(0, 4, 100, ControlRecords.FLAG_WRITABLE));
-        assertEquals(Reassembly.SMALL, r.reserveSend(32, target), "fits the peer's 32-byte slot");
+        assertEquals(Reassembly.SMALL, r.reserveSend(64, target), "fits the peer's 64-byte slot");
         assertEquals(0, target.sequence());
-        assertEquals(Reassembly.LARGE, r.reserveSend(33, target));
+        assertEquals(Reassembly.LARGE, r.reserveSend(65, target));
         assertEquals(1, target.sequence());
         assertEquals(0x9000 + 100, target.remoteAddr());
         assertEquals(41, target.rkey());
         assertEquals(Reassembly.LARGE, r.reserveSend(100, target), "exactly the buffer's capacity");
         assertEquals(Reassembly.TOO_LONG, r.reserveSend(101, target));
 
-        open(8, 2, 64, 64).start(8, 2, 128);
+        open(8, 3, 64, 64).start(8, 3, 128);
         r.onControl(adverts(0, 2, 100, ControlRecords.FLAG_WRITABLE));
         assertEquals(Reassembly.SMALL, r.reserveSend(63, target));
         assertEquals(Reassembly.LARGE, r.reserveSend(64, target), "at the split threshold");
@@ -461,12 +516,12 @@ class ReassemblyEdgesTest {
 
     @Test
     void placementReportsCompleteReceivesAndAreChecked() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
+        open(8, 3, 64, 64).start(8, 3, 64);
         ByteBuffer region = ByteBuffer.allocate(512);
         for (int k = 0; k < 3; k++) {
             r.postReceive(k, region, 100 * k, 100, 0, 0, true);
         }
-        r.duty();
+        duty();
         r.onControl(report(ControlRecords.SEND_DONE, 0, 100, 2));
         assertThrows(ReassemblyException.class, () -> r.onControl(report(ControlRecords.SEND_DONE, 0, 100, 2)),
                 "reported twice");
@@ -494,7 +549,7 @@ class ReassemblyEdgesTest {
         for (int k = 0; k < 4; k++) {
             r.postReceive(k, region, 100 * k, 100, 0, 0, true);
         }
-        r.duty();
+        duty();
         sent.clear();
         r.onControl(report(ControlRecords.SEND_FAILED, 0, 200, ControlRecords.REASON_TOO_LONG));
         r.onControl(report(ControlRecords.SEND_FAILED, 1, 300, ControlRecords.REASON_NOT_WRITABLE));
@@ -511,21 +566,23 @@ class ReassemblyEdgesTest {
 
         r.onControl(report(ControlRecords.SEND_FAILED, 0, 5, ControlRecords.REASON_FAILED));
         assertEquals(1, r.counters().duplicates(), "a report for a delivered receive is a duplicate");
-        assertEquals(1, r.duty(), "the charged slot credit goes back");
+        assertEquals(0, duty(), "one credit to return waits for a second (at least 2 per message)");
+        r.onControl(report(ControlRecords.SEND_FAILED, 3, 5, ControlRecords.REASON_FAILED | ControlRecords.FLAG_SMALL));
+        assertEquals(1, duty(), "the charged slot credits go back");
         ByteBuffer c = sent.get(0);
         assertEquals(ControlRecords.CREDIT, c.get());
-        assertEquals(1, c.getInt());
+        assertEquals(2, c.getInt());
     }
 
     @Test
     void senderReportsItsOutcomes() throws Exception {
-        open(8, 2, 64, 64).start(8, 2, 64);
+        open(8, 3, 64, 64).start(8, 3, 64);
         r.onControl(adverts(0, 3, 1000, ControlRecords.FLAG_WRITABLE));
         r.sendFinished(0, true, MpStatus.SUCCESS, 900, 3);
         r.sendFinished(1, false, MpStatus.SUCCESS, 10, 1);
         r.sendFinished(2, false, MpStatus.PATH_FAILURE, 10, 1);
         r.sendFinished(3, true, MpStatus.PATH_FAILURE, 800, 2);
-        assertEquals(1, r.duty());
+        assertEquals(1, duty());
         ByteBuffer b = sent.get(0);
         assertEquals(20, b.remaining(), "a small success needs no report, a large one's goes on a path");
         assertEquals(ControlRecords.SEND_FAILED, b.get());
@@ -552,6 +609,6 @@ class ReassemblyEdgesTest {
         assertFalse(r.noticesPending());
         assertEquals(1, r.counters().noticesSent());
         r.noticeFinished(n.slot(), MpStatus.SUCCESS);
-        assertEquals(0, r.duty(), "a delivered notice needs nothing on the control channel");
+        assertEquals(0, duty(), "a delivered notice needs nothing on the control channel");
     }
 }

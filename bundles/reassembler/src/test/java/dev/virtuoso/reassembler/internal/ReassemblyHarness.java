@@ -9,7 +9,6 @@ import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.reassembler.PlacementNotice;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.ReassemblyException;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.IbvRecvWr;
 import dev.virtuoso.spi.verbs.IbvSrq;
@@ -32,29 +31,16 @@ final class ReassemblyHarness {
         final MemoryMr slabMr;
         final MemoryMr noticeMr;
         final PlacementNotice notice = new PlacementNotice();
-        final ArrayDeque<ByteBuffer> outbox = new ArrayDeque<>();
         final List<Delivered> delivered = new ArrayList<>();
         final IbvWc wc = new IbvWc();
 
         Side(String name, int maxReceives, int slots, int slotBytes, long splitThreshold) {
             ByteBuffer slab = ByteBuffer.allocateDirect(slots * slotBytes);
             slabMr = new MemoryMr(slab, 0x10000);
-            ReassemblyOutbox out = new ReassemblyOutbox() {
-                @Override
-                public ByteBuffer claim() {
-                    return ByteBuffer.allocate(2048);
-                }
-
-                @Override
-                public void commit(ByteBuffer body) {
-                    body.flip();
-                    outbox.add(body);
-                }
-            };
-            ByteBuffer payload = ByteBuffer.allocateDirect(maxReceives * Notices.ENTRY_BYTES);
+            ByteBuffer payload = ByteBuffer.allocateDirect(Notices.regionBytes(maxReceives));
             noticeMr = new MemoryMr(payload, 0x80000);
             r = new DefaultReassembly(new ReassemblyConfig(name, maxReceives, slots, slotBytes, splitThreshold, 2L << 60), srq,
-                    slabMr, slab, new Notices(noticeMr, payload, maxReceives), out);
+                    slabMr, slab, new Notices(noticeMr, payload, maxReceives));
             try {
                 r.postSrqSlots(); // as ReassemblerComponent does
             } catch (dev.virtuoso.spi.verbs.VerbsException e) {
@@ -84,8 +70,9 @@ final class ReassemblyHarness {
         }
 
         /**
-         * Posts every placement notice that is due, as the engine would, and lands each on {@code peer}
-         * as its RNIC would (a SEND with immediate into a slot); the SEND completes successfully.
+         * Posts every control message and placement notice that is due, as the engine would, and
+         * lands each on {@code peer} as its RNIC would (a SEND with immediate into a slot); the SEND
+         * completes successfully.
          */
         int sendNotices(Side peer) throws ReassemblyException {
             int n = 0;
@@ -115,23 +102,28 @@ final class ReassemblyHarness {
     }
 
     /**
-     * Runs both sides' duty cycles and hands the control messages and the placement notices across
-     * until quiet.
+     * Checks that no slot credit was made or lost: with nothing in flight, each side's credits plus
+     * what the peer holds to return are the peer's slots.
+     */
+    void assertCreditsConserved() {
+        int slots = a.r.config().slots();
+        if (a.r.credits() + b.r.creditsToReturn() != slots || b.r.credits() + a.r.creditsToReturn() != slots) {
+            throw new AssertionError("credits not conserved: a holds " + a.r.credits() + " (b owes " + b.r.creditsToReturn()
+                    + "), b holds " + b.r.credits() + " (a owes " + a.r.creditsToReturn() + "), " + slots + " slots");
+        }
+    }
+
+    /**
+     * Hands the control messages and the placement notices of both sides across until quiet
+     * (failing if they never get quiet: messages answering each other).
      */
     void exchange() throws ReassemblyException {
         boolean moved = true;
-        while (moved) {
-            a.r.duty();
-            b.r.duty();
+        for (int round = 0; moved; round++) {
+            if (round == 1000) {
+                throw new AssertionError("the two sides keep sending each other messages");
+            }
             moved = a.sendNotices(b) + b.sendNotices(a) > 0;
-            while (!a.outbox.isEmpty()) {
-                b.r.onControl(a.outbox.poll());
-                moved = true;
-            }
-            while (!b.outbox.isEmpty()) {
-                a.r.onControl(b.outbox.poll());
-                moved = true;
-            }
         }
     }
 

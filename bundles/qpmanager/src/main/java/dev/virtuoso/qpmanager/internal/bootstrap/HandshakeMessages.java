@@ -18,6 +18,9 @@ public final class HandshakeMessages {
     static final int MAX_RECEIVES = 1 << 20;
     /** Most small-message slots a peer may announce. */
     static final int MAX_SLOTS = 1 << 16;
+    /** Fewest slots, and smallest slot, a peer may announce: the reassembly's control messages need them. */
+    static final int MIN_SLOTS = 3;
+    static final int MIN_SLOT_BYTES = 64;
     /** Largest slot a peer may announce. */
     static final int MAX_SLOT_BYTES = 1 << 20;
     /** Largest probe scratch region a peer may announce. */
@@ -138,8 +141,8 @@ public final class HandshakeMessages {
 
         public static ReceiveParams decode(ByteBuffer in) throws ProtocolException {
             int maxReceives = range(in, "maxReceives", 1, MAX_RECEIVES);
-            int slots = range(in, "slots", 1, MAX_SLOTS);
-            int slotBytes = range(in, "slotBytes", 1, MAX_SLOT_BYTES);
+            int slots = range(in, "slots", MIN_SLOTS, MAX_SLOTS);
+            int slotBytes = range(in, "slotBytes", MIN_SLOT_BYTES, MAX_SLOT_BYTES);
             int mtu = range(in, "mtu", 256, 4096);
             if (Integer.bitCount(mtu) != 1) {
                 throw new ProtocolException("mtu must be a power of two: " + mtu);

@@ -6,19 +6,25 @@ package dev.virtuoso.qpmanager.internal.bootstrap;
  * <p>Every frame: {@code u32 magic "VRTU", u8 version, u8 type, u16 flags (0), u32 body length},
  * then the body; big-endian. The handshake is HELLO (client), CHALLENGE (server), CONNECT (client),
  * ACCEPT (server), READY (client); either side may answer ERROR and close. The same TCP connection
- * then stays open as the control channel (PING, DISCONNECT, REASSEMBLY, path management).
+ * then stays open as the control channel (PING, DISCONNECT, path management). The reassembly's
+ * advertisements, credits and reports travel on the paths (version 2; version 1 sent them here as
+ * REASSEMBLY frames, type 18).
  */
 public final class Protocol {
     /** "VRTU". */
     public static final int MAGIC = 0x56525455;
     /** The only version this implementation speaks. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int HEADER_BYTES = 12;
 
     /** Largest handshake body accepted. */
     public static final int MAX_HANDSHAKE_BODY = 8 * 1024;
-    /** Largest control body accepted. */
-    public static final int MAX_CONTROL_BODY = 64 * 1024;
+    /**
+     * Largest control body accepted: path management frames are under 100 bytes, a NAK's or
+     * DISCONNECT's text at most {@link #MAX_TEXT_BYTES} (version 1 allowed 64 KiB for the
+     * reassembly's frames, which travel on the paths now).
+     */
+    public static final int MAX_CONTROL_BODY = 1024;
     /** Most paths one connection may have. */
     public static final int MAX_PATHS = dev.virtuoso.api.ConnectOptions.MAX_PATHS;
     /** Longest error or disconnect text carried. */
@@ -37,7 +43,7 @@ public final class Protocol {
     // control
     public static final int PING = 16;
     public static final int DISCONNECT = 17;
-    public static final int REASSEMBLY = 18;
+    // 18: REASSEMBLY in version 1, not used since
     public static final int ADD_PATH = 19;
     public static final int ADD_PATH_ACK = 20;
     public static final int ADD_PATH_NAK = 21;
@@ -64,7 +70,6 @@ public final class Protocol {
             case ERROR -> "ERROR";
             case PING -> "PING";
             case DISCONNECT -> "DISCONNECT";
-            case REASSEMBLY -> "REASSEMBLY";
             case ADD_PATH -> "ADD_PATH";
             case ADD_PATH_ACK -> "ADD_PATH_ACK";
             case ADD_PATH_NAK -> "ADD_PATH_NAK";

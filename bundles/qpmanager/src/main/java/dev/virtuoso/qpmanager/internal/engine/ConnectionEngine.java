@@ -452,11 +452,10 @@ final class ConnectionEngine {
             dataWork |= data > 0;
             work += data;
             work += monitor.probe();
-            work += startNotices();
+            work += startNotices(); // control messages and notices take slot credits before small messages
             work += startSends();
             work += decomposition.schedule();
             work += reassembly.deliver(recvSink);
-            work += reassembly.duty();
             work += paths.duty(now);
             if (writer.takeWrote()) {
                 channel.flush();
@@ -505,19 +504,15 @@ final class ConnectionEngine {
         } catch (ProtocolException e) {
             fatal = "peer broke the control protocol: " + e.getMessage();
             LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
-        } catch (ReassemblyException e) {
-            fatal = "peer broke the reassembly protocol: " + e.getMessage();
-            LOG.log(System.Logger.Level.WARNING, "connection " + conn.id() + ": " + fatal, e);
         }
         return n;
     }
 
-    private void frame(int type, ByteBuffer body) throws ProtocolException, ReassemblyException {
+    private void frame(int type, ByteBuffer body) throws ProtocolException {
         long now = System.nanoTime();
         switch (type) {
             case Protocol.PING -> Fields.end(body, "PING");
             case Protocol.DISCONNECT -> peerDisconnected = true;
-            case Protocol.REASSEMBLY -> reassembly.onControl(body);
             case Protocol.ADD_PATH -> paths.onAddPath(body);
             case Protocol.ADD_PATH_ACK -> paths.onAddPathAck(body);
             case Protocol.ADD_PATH_NAK -> paths.onAddPathNak(body);

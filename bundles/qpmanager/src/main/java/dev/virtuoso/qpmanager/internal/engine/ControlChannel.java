@@ -23,16 +23,16 @@ final class ControlChannel implements AutoCloseable {
     static final int PEER_CLOSED = 1;
     static final int BROKEN = 2;
     /**
-     * Bytes of the inbound ring (a power of two): a largest frame the peer may send (64 KiB body)
-     * and then some. Control traffic is heartbeats and path and reassembly notices.
+     * Bytes of the inbound ring (a power of two): several of the largest frames the peer may send
+     * (1 KiB body). Control traffic is heartbeats and path management; the reassembly's travels on
+     * the paths.
      */
-    static final int RING_BYTES = 128 * 1024;
+    static final int RING_BYTES = 8 * 1024;
     /**
-     * Bytes of the outbound ring: this side's frames are at most {@link ControlWriter#BODY_BYTES},
-     * but the ring still holds two frames of the protocol's largest body (ControlIoTest); a writer
-     * that finds the ring full waits for its next duty cycle.
+     * Bytes of the outbound ring: several frames of {@link ControlWriter#BODY_BYTES}; a writer that
+     * finds the ring full waits for its next duty cycle.
      */
-    static final int OUTBOUND_RING_BYTES = 128 * 1024;
+    static final int OUTBOUND_RING_BYTES = 8 * 1024;
 
     final ByteRing inbound = new ByteRing(RING_BYTES);
     final ByteRing outbound = new ByteRing(OUTBOUND_RING_BYTES);

@@ -9,11 +9,10 @@ import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
 /**
  * Engine-side parser of control frames from the inbound ring; validates every header. The body
  * buffer starts at {@link #INITIAL_BODY_BYTES} and grows (up to the protocol's largest body) to the
- * largest frame seen: control frames are mostly small, and a connection end should not hold 64 KiB
- * for a frame that rarely comes.
+ * largest frame seen: control frames are mostly small.
  */
 final class ControlReader {
-    static final int INITIAL_BODY_BYTES = 4096;
+    static final int INITIAL_BODY_BYTES = 256;
     private final ByteBuffer header = ByteBuffer.allocate(Protocol.HEADER_BYTES);
     private ByteBuffer body = ByteBuffer.allocateDirect(INITIAL_BODY_BYTES);
 

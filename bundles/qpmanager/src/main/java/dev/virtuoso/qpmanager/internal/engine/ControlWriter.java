@@ -4,18 +4,17 @@ import java.nio.ByteBuffer;
 
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 
 /**
  * Engine-side writer of control frames: a body is written into a preallocated frame buffer, then
  * the whole frame is copied into the control channel's outbound ring. Engine thread only.
- *
- * <p>Bodies are at most {@link #BODY_BYTES} (a claim promises only {@link #MIN_BODY_BYTES}; the
- * reassembly fills what it gets and sends the rest in the next frame), not the protocol's 64 KiB
- * limit, which the peer's reader still accepts.
+ * Bodies are at most {@link #BODY_BYTES}, the protocol's limit; a claim promises
+ * {@link #MIN_BODY_BYTES}, more than any frame the engine writes.
  */
-final class ControlWriter implements ReassemblyOutbox {
-    static final int BODY_BYTES = 16 * 1024;
+final class ControlWriter {
+    static final int BODY_BYTES = Protocol.MAX_CONTROL_BODY;
+    /** Smallest body capacity a claim offers: more than any frame this side writes (text at most 256 bytes). */
+    static final int MIN_BODY_BYTES = 512;
     private final ByteBuffer frame = ByteBuffer.allocateDirect(Protocol.HEADER_BYTES + BODY_BYTES);
     private final ByteBuffer body;
     private ControlChannel channel;
@@ -32,8 +31,13 @@ final class ControlWriter implements ReassemblyOutbox {
         channel = c;
     }
 
-    @Override
-    public ByteBuffer claim() {
+    /**
+     * Starts a frame.
+     *
+     * @return a buffer to write the body into from position 0 (at least {@link #MIN_BODY_BYTES}
+     *     remaining), or {@code null} if the channel cannot take a frame now (try again later)
+     */
+    ByteBuffer claim() {
         if (channel == null || channel.state() != ControlChannel.OPEN) {
             return null;
         }
@@ -44,11 +48,6 @@ final class ControlWriter implements ReassemblyOutbox {
         }
         body.clear().limit(Math.min(BODY_BYTES, room));
         return body;
-    }
-
-    @Override
-    public void commit(ByteBuffer b) {
-        commit(Protocol.REASSEMBLY, b);
     }
 
     /** Sends the claimed body as a frame of {@code type}. */

@@ -109,8 +109,7 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         try {
             reassembly = reassembler.newReassembly(new ReassemblyConfig(id, options.maxOutstanding(),
-                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold(), WrIdTags.SLOT), res.pd, writer,
-                    res.device);
+                    options.smallMessageSlots(), slotBytes(options), options.splitThreshold(), WrIdTags.SLOT), res.pd, res.device);
         } catch (VerbsException e) {
             throw new VirtuosoException(Reason.VERBS, "cannot create the receive queue: " + e.getMessage(), e);
         }

@@ -148,7 +148,7 @@ class FrameChannelTest {
 
     @Test
     void anOversizedHeaderIsRefusedBeforeItsBodyArrives() throws Exception {
-        ByteBuffer h = ByteBuffer.allocate(12).putInt(Protocol.MAGIC).put((byte) 1).put((byte) Protocol.HELLO)
+        ByteBuffer h = ByteBuffer.allocate(12).putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.HELLO)
                 .putShort((short) 0).putInt(Protocol.MAX_HANDSHAKE_BODY + 1).flip();
         rawWrite(h);
         ProtocolException e = assertThrows(ProtocolException.class, () -> fc.receive(soon()));

@@ -168,12 +168,12 @@ class HandshakeEdgesTest {
             }
             ByteBuffer v2 = ByteBuffer.allocate(12);
             FrameHeader.write(v2, Protocol.CHALLENGE, 0);
-            v2.put(4, (byte) 2).flip();
+            v2.put(4, (byte) 3).flip();
             while (v2.hasRemaining()) {
                 raw.write(v2);
             }
             try (FrameChannel server = FrameChannel.accepted(raw)) {
-                assertEquals(Handshake.E_VERSION, errorCode(server.receive(deadline()), "version 2"));
+                assertEquals(Handshake.E_VERSION, errorCode(server.receive(deadline()), "version 3"));
             }
         }
         assertEquals(Reason.HANDSHAKE, ((VirtuosoException) failure(c)).reason());

@@ -106,11 +106,12 @@ class HandshakeMessagesTest {
         ReceiveParams edges = new ReceiveParams(HandshakeMessages.MAX_RECEIVES, HandshakeMessages.MAX_SLOTS,
                 HandshakeMessages.MAX_SLOT_BYTES, 256);
         assertEquals(edges, ReceiveParams.decode(encoded(edges::encode, 0)));
-        assertEquals(new ReceiveParams(1, 1, 1, 4096), ReceiveParams.decode(encoded(new ReceiveParams(1, 1, 1,
+        assertEquals(new ReceiveParams(1, 3, 64, 4096), ReceiveParams.decode(encoded(new ReceiveParams(1, 3, 64,
                 4096)::encode, 0)));
-        int[][] bad = {{0, 1, 1, 1024}, {HandshakeMessages.MAX_RECEIVES + 1, 1, 1, 1024}, {1, 0, 1, 1024},
-            {1, HandshakeMessages.MAX_SLOTS + 1, 1, 1024}, {1, 1, 0, 1024}, {1, 1, HandshakeMessages.MAX_SLOT_BYTES + 1,
-                1024}, {1, 1, 1, 128}, {1, 1, 1, 8192}, {1, 1, 1, 768}};
+        // at least 3 slots of 64 bytes: the reassembly's control messages need them
+        int[][] bad = {{0, 3, 64, 1024}, {HandshakeMessages.MAX_RECEIVES + 1, 3, 64, 1024}, {1, 2, 64, 1024},
+            {1, HandshakeMessages.MAX_SLOTS + 1, 64, 1024}, {1, 3, 63, 1024}, {1, 3, HandshakeMessages.MAX_SLOT_BYTES + 1,
+                1024}, {1, 3, 64, 128}, {1, 3, 64, 8192}, {1, 3, 64, 768}};
         for (int[] p : bad) {
             ReceiveParams r = new ReceiveParams(p[0], p[1], p[2], p[3]);
             assertThrows(ProtocolException.class, () -> ReceiveParams.decode(encoded(r::encode, 0)),
@@ -192,7 +193,7 @@ class HandshakeMessagesTest {
         for (int t = 1; t <= 6; t++) {
             assertEquals(names[t], Protocol.typeName(t));
         }
-        String[] control = {"PING", "DISCONNECT", "REASSEMBLY", "ADD_PATH", "ADD_PATH_ACK", "ADD_PATH_NAK",
+        String[] control = {"PING", "DISCONNECT", "type 18", "ADD_PATH", "ADD_PATH_ACK", "ADD_PATH_NAK",
             "PATH_READY", "REMOVE_PATH", "PATH_DRAINED", "REPAIR_PATH", "REPAIR_ACK", "REPAIR_NAK", "PROBES_DONE"};
         for (int i = 0; i < control.length; i++) {
             assertEquals(control[i], Protocol.typeName(Protocol.PING + i));

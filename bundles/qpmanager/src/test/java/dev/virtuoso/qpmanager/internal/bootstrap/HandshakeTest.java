@@ -274,42 +274,42 @@ class HandshakeTest {
     @Test
     void wrongVersionGetsAClearError() throws Exception {
         CompletableFuture<Handshake.Result> s = serve(null, new RecordingSetup(1, serverVnics));
-        ByteBuffer reply = rawClient(frame(Protocol.MAGIC, 2, Protocol.HELLO, 33, 33));
-        assertTrue(errorText(reply).contains("version 2"), errorText(reply));
+        ByteBuffer reply = rawClient(frame(Protocol.MAGIC, 3, Protocol.HELLO, 33, 33));
+        assertTrue(errorText(reply).contains("version 3"), errorText(reply));
         VirtuosoException e = serverFailure(s);
         assertEquals(Reason.HANDSHAKE, e.reason());
-        assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("version 3"), e.getMessage());
     }
 
     @Test
     void badMagicOversizedTruncatedAndWrongTypeAreDropped() throws Exception {
         CompletableFuture<Handshake.Result> s = serve(null, new RecordingSetup(1, serverVnics));
-        rawClient(frame(0x12345678, 1, Protocol.HELLO, 33, 33));
+        rawClient(frame(0x12345678, Protocol.VERSION, Protocol.HELLO, 33, 33));
         assertTrue(serverFailure(s).getMessage().contains("magic"));
 
         s = serve(null, new RecordingSetup(1, serverVnics));
-        ByteBuffer reply = rawClient(frame(Protocol.MAGIC, 1, Protocol.HELLO, 1 << 30, 0));
+        ByteBuffer reply = rawClient(frame(Protocol.MAGIC, Protocol.VERSION, Protocol.HELLO, 1 << 30, 0));
         assertTrue(errorText(reply).contains("exceeds the limit"), errorText(reply));
         serverFailure(s);
 
         s = serve(null, new RecordingSetup(1, serverVnics));
-        rawClient(frame(Protocol.MAGIC, 1, Protocol.HELLO, 33, 10));
+        rawClient(frame(Protocol.MAGIC, Protocol.VERSION, Protocol.HELLO, 33, 10));
         VirtuosoException truncated = serverFailure(s);
         assertEquals(Reason.HANDSHAKE, truncated.reason());
         assertTrue(truncated.getMessage().contains("closed"), truncated.getMessage());
 
         s = serve(null, new RecordingSetup(1, serverVnics));
-        reply = rawClient(frame(Protocol.MAGIC, 1, Protocol.CONNECT, 33, 33));
+        reply = rawClient(frame(Protocol.MAGIC, Protocol.VERSION, Protocol.CONNECT, 33, 33));
         assertTrue(errorText(reply).contains("expected HELLO"), errorText(reply));
         serverFailure(s);
 
         s = serve(null, new RecordingSetup(1, serverVnics));
-        reply = rawClient(frame(Protocol.MAGIC, 1, Protocol.HELLO, 20, 20));
+        reply = rawClient(frame(Protocol.MAGIC, Protocol.VERSION, Protocol.HELLO, 20, 20));
         assertTrue(errorText(reply).contains("truncated"), errorText(reply));
         serverFailure(s);
 
         s = serve(null, new RecordingSetup(1, serverVnics));
-        reply = rawClient(frame(Protocol.MAGIC, 1, Protocol.HELLO, 40, 40));
+        reply = rawClient(frame(Protocol.MAGIC, Protocol.VERSION, Protocol.HELLO, 40, 40));
         assertTrue(errorText(reply).contains("trailing"), errorText(reply));
         serverFailure(s);
     }

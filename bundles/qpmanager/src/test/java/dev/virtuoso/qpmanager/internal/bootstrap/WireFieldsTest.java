@@ -32,20 +32,20 @@ class WireFieldsTest {
         assertEquals(16, b.position());
         assertEquals(100, FrameHeader.check(b, 4, 100), "a body of exactly the limit is allowed");
         assertEquals(Protocol.ACCEPT, FrameHeader.type(b, 4));
-        assertEquals(0, FrameHeader.check(header(Protocol.MAGIC, 1, 4, 0, 0), 4, 10));
+        assertEquals(0, FrameHeader.check(header(Protocol.MAGIC, Protocol.VERSION, 4, 0, 0), 4, 10));
     }
 
     @Test
     void badHeadersAreRefused() {
         assertFalse(assertThrows(ProtocolException.class,
-                () -> FrameHeader.check(header(0x12345678, 1, 1, 0, 0), 4, 10)).versionMismatch());
+                () -> FrameHeader.check(header(0x12345678, Protocol.VERSION, 1, 0, 0), 4, 10)).versionMismatch());
         ProtocolException v = assertThrows(ProtocolException.class,
-                () -> FrameHeader.check(header(Protocol.MAGIC, 2, 1, 0, 0), 4, 10));
+                () -> FrameHeader.check(header(Protocol.MAGIC, 3, 1, 0, 0), 4, 10));
         assertTrue(v.versionMismatch(), "a version mismatch is reported as such");
-        assertThrows(ProtocolException.class, () -> FrameHeader.check(header(Protocol.MAGIC, 1, 1, 1, 0), 4, 10));
-        assertThrows(ProtocolException.class, () -> FrameHeader.check(header(Protocol.MAGIC, 1, 1, 0, 11), 4, 10));
-        assertThrows(ProtocolException.class, () -> FrameHeader.check(header(Protocol.MAGIC, 1, 1, 0, -1), 4, 10));
-        assertEquals(255, FrameHeader.type(header(Protocol.MAGIC, 1, 255, 0, 0), 4), "type is unsigned");
+        assertThrows(ProtocolException.class, () -> FrameHeader.check(header(Protocol.MAGIC, Protocol.VERSION, 1, 1, 0), 4, 10));
+        assertThrows(ProtocolException.class, () -> FrameHeader.check(header(Protocol.MAGIC, Protocol.VERSION, 1, 0, 11), 4, 10));
+        assertThrows(ProtocolException.class, () -> FrameHeader.check(header(Protocol.MAGIC, Protocol.VERSION, 1, 0, -1), 4, 10));
+        assertEquals(255, FrameHeader.type(header(Protocol.MAGIC, Protocol.VERSION, 255, 0, 0), 4), "type is unsigned");
     }
 
     @Test

@@ -407,11 +407,12 @@ class ConnectionEngineTest {
     }
 
     @Test
-    void reassemblyFramesGoToTheReassembly() {
-        rig.inbound(Protocol.REASSEMBLY, (byte) 1, (byte) 2, (byte) 3);
-        assertEquals(1, e.duty());
-        assertEquals(1, rig.reassemblyControl.size());
-        assertEquals(ByteBuffer.wrap(new byte[] {1, 2, 3}), rig.reassemblyControl.get(0));
+    void aReassemblyFrameOfVersionOneBreaksTheProtocol() {
+        // the reassembly's records travel on the paths since protocol version 2
+        rig.inbound(18, (byte) 1, (byte) 2, (byte) 3);
+        e.duty();
+        assertEnded(ConnectionState.FAILED,
+                "peer broke the control protocol: unexpected " + Protocol.typeName(18) + " on the control channel");
     }
 
     @Test
@@ -430,14 +431,6 @@ class ConnectionEngineTest {
         assertEnded(ConnectionState.FAILED,
                 "peer broke the control protocol: unexpected " + Protocol.typeName(Protocol.HELLO)
                         + " on the control channel");
-    }
-
-    @Test
-    void aBadReassemblyFrameFailsTheConnection() {
-        rig.reassemblyFails = new ReassemblyException("bad credit");
-        rig.inbound(Protocol.REASSEMBLY, (byte) 1);
-        e.duty();
-        assertEnded(ConnectionState.FAILED, "peer broke the reassembly protocol: bad credit");
     }
 
     @Test
@@ -478,11 +471,11 @@ class ConnectionEngineTest {
 
     @Test
     void aBrokenChannelFailsTheConnectionAfterItsLastFrames() throws Exception {
-        rig.inbound(Protocol.REASSEMBLY, (byte) 9);
+        rig.inbound(Protocol.PING);
         rig.channel.loopStopped();
         rig.cqe(WrIdTags.CHUNK | 3);
         e.duty();
-        assertEquals(1, rig.reassemblyControl.size(), "the frame before the end was read");
+        assertEquals(0, rig.channel.inbound.readable(), "the frame before the end was read");
         assertEnded(ConnectionState.FAILED, "peer gone: control I/O stopped");
         assertEquals(List.of(WrIdTags.CHUNK | 3), rig.chunkCompletions);
         assertEquals(List.of(), rig.frames());
@@ -543,13 +536,13 @@ class ConnectionEngineTest {
         e.command(x -> {
             ByteBuffer b = rig.setup.writer.claim();
             b.put((byte) 4);
-            rig.setup.writer.commit(b);
+            rig.setup.writer.commit(Protocol.PATH_DRAINED, b);
         });
         e.duty();
         assertFalse(rig.setup.writer.takeWrote(), "the engine took the flag");
         List<LinkRig.Frame> f = rig.frames();
         assertEquals(1, f.size());
-        assertEquals(Protocol.REASSEMBLY, f.get(0).type());
+        assertEquals(Protocol.PATH_DRAINED, f.get(0).type());
     }
 
     // ---------------------------------------------------------------- scheduling
@@ -743,13 +736,11 @@ class ConnectionEngineTest {
         rig.notices.add(new PlacementNotice().set(2, 0x2000, 0x31, 24, 1, 11));
         rig.scheduleWork = 30;
         rig.deliverWork = 500;
-        rig.reassemblyWork = 7000;
         int ticks = rig.ticks;
-        assertEquals(1 + 1 + 1 + 30 + 500 + 7000, e.duty());
+        assertEquals(1 + 1 + 1 + 30 + 500, e.duty());
         assertEquals(ticks + 1, rig.ticks, "the decomposition's clock advanced");
         rig.scheduleWork = 0;
         rig.deliverWork = 0;
-        rig.reassemblyWork = 0;
         assertEquals(0, e.duty());
         assertEquals(ticks + 2, rig.ticks);
     }
@@ -963,7 +954,7 @@ class ConnectionEngineTest {
         e.command(x -> {
             ByteBuffer b = rig.setup.writer.claim();
             b.put((byte) 1);
-            rig.setup.writer.commit(b);
+            rig.setup.writer.commit(Protocol.PATH_DRAINED, b);
         });
         e.duty();
         assertTrue(ioRequested(rig.channel).get(), "flushed");

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
 import dev.virtuoso.qpmanager.internal.bootstrap.ProtocolException;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 
 /**
  * {@link ControlReader} over a ring the test fills, and {@link ControlWriter} into the outbound
@@ -105,20 +104,20 @@ class ControlFramesTest {
     void readerGrowsItsBodyToThePowerOfTwoAboveTheLargestFrameUpToTheProtocolLimit() throws Exception {
         ByteRing ring = new ByteRing(1 << 18);
         ControlReader r = new ControlReader();
-        ring.write(frame(Protocol.REASSEMBLY, ControlReader.INITIAL_BODY_BYTES, 3));
-        assertEquals(Protocol.REASSEMBLY, r.next(ring));
+        ring.write(frame(Protocol.ADD_PATH, ControlReader.INITIAL_BODY_BYTES, 3));
+        assertEquals(Protocol.ADD_PATH, r.next(ring));
         assertEquals(ControlReader.INITIAL_BODY_BYTES, r.body().capacity(), "a frame that fits needs no new buffer");
         assertEquals(ControlReader.INITIAL_BODY_BYTES, r.body().remaining());
-        ring.write(frame(Protocol.REASSEMBLY, ControlReader.INITIAL_BODY_BYTES + 1, 4));
-        assertEquals(Protocol.REASSEMBLY, r.next(ring));
+        ring.write(frame(Protocol.ADD_PATH, ControlReader.INITIAL_BODY_BYTES + 1, 4));
+        assertEquals(Protocol.ADD_PATH, r.next(ring));
         assertEquals(2 * ControlReader.INITIAL_BODY_BYTES, r.body().capacity());
         assertEquals(ControlReader.INITIAL_BODY_BYTES + 1, r.body().remaining());
         assertEquals((byte) (4 + ControlReader.INITIAL_BODY_BYTES), r.body().get(ControlReader.INITIAL_BODY_BYTES));
-        ring.write(frame(Protocol.REASSEMBLY, 3 * ControlReader.INITIAL_BODY_BYTES, 5));
-        assertEquals(Protocol.REASSEMBLY, r.next(ring));
+        ring.write(frame(Protocol.ADD_PATH, 3 * ControlReader.INITIAL_BODY_BYTES, 5));
+        assertEquals(Protocol.ADD_PATH, r.next(ring));
         assertEquals(4 * ControlReader.INITIAL_BODY_BYTES, r.body().capacity());
-        ring.write(frame(Protocol.REASSEMBLY, Protocol.MAX_CONTROL_BODY, 6));
-        assertEquals(Protocol.REASSEMBLY, r.next(ring));
+        ring.write(frame(Protocol.ADD_PATH, Protocol.MAX_CONTROL_BODY, 6));
+        assertEquals(Protocol.ADD_PATH, r.next(ring));
         assertEquals(Protocol.MAX_CONTROL_BODY, r.body().capacity());
         assertEquals(Protocol.MAX_CONTROL_BODY, r.body().remaining());
         ring.write(frame(Protocol.PING, 2, 0));
@@ -136,7 +135,7 @@ class ControlFramesTest {
         assertThrows(ProtocolException.class, () -> new ControlReader().next(ring));
         ByteRing big = new ByteRing(1 << 16);
         ByteBuffer h = ByteBuffer.allocate(Protocol.HEADER_BYTES);
-        FrameHeader.write(h, Protocol.REASSEMBLY, Protocol.MAX_CONTROL_BODY + 1);
+        FrameHeader.write(h, Protocol.ADD_PATH, Protocol.MAX_CONTROL_BODY + 1);
         big.write(h.flip());
         assertThrows(ProtocolException.class, () -> new ControlReader().next(big));
     }
@@ -159,14 +158,14 @@ class ControlFramesTest {
         assertEquals(0, b.position());
         assertEquals(ControlWriter.BODY_BYTES, b.limit(), "an empty ring offers a whole body");
         b.put((byte) 1).put((byte) 2).put((byte) 3);
-        w.commit(b);
+        w.commit(Protocol.ADD_PATH, b);
         assertTrue(w.takeWrote());
         assertFalse(w.takeWrote(), "taken once");
         assertEquals(Protocol.HEADER_BYTES + 3, c.outbound.readable());
         ByteBuffer out = ByteBuffer.allocate(Protocol.HEADER_BYTES + 3);
         c.outbound.peek(0, out, Protocol.HEADER_BYTES + 3);
         assertEquals(3, FrameHeader.check(out, 0, Protocol.MAX_CONTROL_BODY));
-        assertEquals(Protocol.REASSEMBLY, FrameHeader.type(out, 0));
+        assertEquals(Protocol.ADD_PATH, FrameHeader.type(out, 0));
         assertEquals(1, out.get(12));
         assertEquals(3, out.get(14));
         ByteBuffer again = w.claim();
@@ -187,16 +186,16 @@ class ControlFramesTest {
         ControlChannel c = channel(ByteBuffer.allocate(0));
         ControlWriter w = new ControlWriter();
         w.attach(c);
-        int fill = c.outbound.free() - (Protocol.HEADER_BYTES + ReassemblyOutbox.MIN_BODY_BYTES + 100);
+        int fill = c.outbound.free() - (Protocol.HEADER_BYTES + ControlWriter.MIN_BODY_BYTES + 100);
         assertTrue(c.offer(ByteBuffer.allocate(fill)));
         ByteBuffer b = w.claim();
         assertNotNull(b);
-        assertEquals(ReassemblyOutbox.MIN_BODY_BYTES + 100, b.limit(), "the body fits the ring's free room with its header");
+        assertEquals(ControlWriter.MIN_BODY_BYTES + 100, b.limit(), "the body fits the ring's free room with its header");
         assertFalse(w.takeRefused());
         assertTrue(c.offer(ByteBuffer.allocate(100)));
         ByteBuffer exact = w.claim();
         assertNotNull(exact, "exactly the minimum body still fits");
-        assertEquals(ReassemblyOutbox.MIN_BODY_BYTES, exact.limit());
+        assertEquals(ControlWriter.MIN_BODY_BYTES, exact.limit());
         assertTrue(c.offer(ByteBuffer.allocate(1)));
         assertNull(w.claim(), "one byte short of the minimum body");
         assertTrue(w.takeRefused());
@@ -210,9 +209,9 @@ class ControlFramesTest {
         ControlWriter w = new ControlWriter();
         w.attach(c);
         ByteBuffer b = w.claim();
-        b.put(new byte[ReassemblyOutbox.MIN_BODY_BYTES]);
+        b.put(new byte[ControlWriter.MIN_BODY_BYTES]);
         assertTrue(c.offer(ByteBuffer.allocate(c.outbound.free() - 10)));
-        assertThrows(IllegalStateException.class, () -> w.commit(b));
+        assertThrows(IllegalStateException.class, () -> w.commit(Protocol.ADD_PATH, b));
         assertFalse(w.takeWrote());
         c.close();
     }

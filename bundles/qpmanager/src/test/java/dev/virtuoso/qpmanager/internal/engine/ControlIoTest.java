@@ -113,14 +113,14 @@ class ControlIoTest {
         }
         assertEquals(2, ioThreads(), "the number of I/O threads does not grow with the channels");
         for (int i = 0; i < ends.size(); i++) {
-            assertTrue(ends.get(i).channel().offer(frame(Protocol.REASSEMBLY, 100, (byte) i)));
+            assertTrue(ends.get(i).channel().offer(frame(Protocol.ADD_PATH, 100, (byte) i)));
             ends.get(i).channel().flush();
-            ends.get(i).peer().write(frame(Protocol.REASSEMBLY, 50, (byte) (i + 1)));
+            ends.get(i).peer().write(frame(Protocol.ADD_PATH, 50, (byte) (i + 1)));
         }
         for (int i = 0; i < ends.size(); i++) {
             End e = ends.get(i);
             ByteBuffer got = read(e.peer(), Protocol.HEADER_BYTES + 100);
-            assertEquals(Protocol.REASSEMBLY, FrameHeader.type(got, 0));
+            assertEquals(Protocol.ADD_PATH, FrameHeader.type(got, 0));
             assertEquals((byte) i, got.get(Protocol.HEADER_BYTES + 99), "channel " + i + " got its own frame");
             await(() -> e.channel().inbound.readable() == Protocol.HEADER_BYTES + 50, "channel's bytes arrive");
             // the I/O thread appends the bytes, then wakes the engine: the wake may trail the bytes
@@ -152,26 +152,30 @@ class ControlIoTest {
     void aPeerThatNeverReadsFillsOnlyItsOwnRing() throws Exception {
         End slow = end(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(60));
         End fast = end(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(60));
-        ByteBuffer big = frame(Protocol.REASSEMBLY, 60_000, (byte) 7);
+        ByteBuffer big = frame(Protocol.ADD_PATH, Protocol.MAX_CONTROL_BODY, (byte) 7);
         // the slow peer reads nothing: its socket buffers and then the ring fill up
         int offered = 0;
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long fullSince = 0;
         while (System.nanoTime() < end) {
-            if (slow.channel().offer(big.duplicate())) {
-                offered++;
-                slow.channel().flush();
-            } else if (slow.channel().outbound.free() < big.remaining()) {
-                Thread.sleep(50);
-                if (!slow.channel().offer(big.duplicate())) {
-                    break;
-                }
+            while (slow.channel().offer(big.duplicate())) {
                 offered++;
             }
+            slow.channel().flush();
+            long now = System.nanoTime();
+            if (slow.channel().outbound.free() >= big.remaining()) {
+                fullSince = 0;
+            } else if (fullSince == 0) {
+                fullSince = now;
+            } else if (now - fullSince > TimeUnit.MILLISECONDS.toNanos(50)) {
+                break; // the I/O thread could not write for 50 ms: the socket buffers are full
+            }
+            Thread.sleep(1);
         }
         assertTrue(offered > 2, "frames went out before the ring filled: " + offered);
         assertTrue(slow.channel().outbound.free() < big.remaining(), "the slow peer's ring stays full");
         for (int i = 0; i < 50; i++) {
-            assertTrue(fast.channel().offer(frame(Protocol.REASSEMBLY, 1000, (byte) i)));
+            assertTrue(fast.channel().offer(frame(Protocol.ADD_PATH, 1000, (byte) i)));
             fast.channel().flush();
             ByteBuffer got = read(fast.peer(), Protocol.HEADER_BYTES + 1000);
             assertEquals((byte) i, got.get(Protocol.HEADER_BYTES + 999), "the other channel keeps flowing");
@@ -187,7 +191,7 @@ class ControlIoTest {
         gone.peer().close();
         await(() -> gone.channel().state() == ControlChannel.PEER_CLOSED, "the peer's close is seen");
         await(() -> gone.wakes().get() > 0, "the engine is told"); // the state is set before the wake
-        closed.channel().offer(frame(Protocol.REASSEMBLY, 10, (byte) 3));
+        closed.channel().offer(frame(Protocol.ADD_PATH, 10, (byte) 3));
         closed.channel().close(TimeUnit.SECONDS.toNanos(5));
         ByteBuffer got = read(closed.peer(), Protocol.HEADER_BYTES + 10);
         assertEquals((byte) 3, got.get(Protocol.HEADER_BYTES + 9), "close drains what was offered");

@@ -101,13 +101,11 @@ final class EngineRig implements AutoCloseable {
     // ---- the reassembly
     final List<String> reassemblyCalls = new ArrayList<>();
     final List<Long> slotCompletions = new ArrayList<>();
-    final List<ByteBuffer> reassemblyControl = new ArrayList<>();
     final ArrayDeque<Object[]> reserve = new ArrayDeque<>();
     final ArrayDeque<PlacementNotice> notices = new ArrayDeque<>();
     final List<Long> reserved = new ArrayList<>();
     boolean noticesPending;
     int deliverWork;
-    int reassemblyWork;
     ReassemblyException reassemblyFails;
 
     EngineRig() throws Exception {
@@ -318,16 +316,6 @@ final class EngineRig implements AutoCloseable {
                         slotCompletions.add(((IbvWc) args[0]).wrId());
                         yield null;
                     }
-                    case "onControl" -> {
-                        if (reassemblyFails != null) {
-                            throw reassemblyFails;
-                        }
-                        ByteBuffer b = (ByteBuffer) args[0];
-                        ByteBuffer copy = ByteBuffer.allocate(b.remaining());
-                        copy.put(b.duplicate()).flip();
-                        reassemblyControl.add(copy);
-                        yield null;
-                    }
                     case "reserveSend" -> {
                         reserved.add((Long) args[0]);
                         Object[] r = reserve.poll();
@@ -365,7 +353,6 @@ final class EngineRig implements AutoCloseable {
                         }
                         yield 0;
                     }
-                    case "duty" -> reassemblyWork;
                     case "receivesInProgress" -> 0;
                     case "toString" -> "scripted reassembly";
                     case "hashCode" -> System.identityHashCode(proxy);

@@ -17,7 +17,6 @@ import dev.virtuoso.pathmonitor.api.PathMonitorFactory;
 import dev.virtuoso.qpmanager.internal.bootstrap.FrameHeader;
 import dev.virtuoso.qpmanager.internal.bootstrap.HandshakeMessages.ScratchRegion;
 import dev.virtuoso.qpmanager.internal.bootstrap.Protocol;
-import dev.virtuoso.reassembler.ReassemblyOutbox;
 import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.IbvQp;
 import dev.virtuoso.spi.verbs.IbvSendWr;
@@ -178,7 +177,7 @@ final class LinkRig implements AutoCloseable {
 
     /** Leaves less than a claim's minimum in the outbound ring. */
     int fillRing() {
-        int n = channel.outbound.free() - (Protocol.HEADER_BYTES + ReassemblyOutbox.MIN_BODY_BYTES) + 1;
+        int n = channel.outbound.free() - (Protocol.HEADER_BYTES + ControlWriter.MIN_BODY_BYTES) + 1;
         assertTrue(channel.outbound.write(ByteBuffer.allocate(n)));
         return n;
     }

@@ -198,14 +198,17 @@ final class ConnectionEngine {
         };
     }
 
-    /** SEND tags: the sequence number (or a notice's slot) shifted left by 2, the kind in the low bits. */
+    /** SEND tags: the sequence number (or the slot of a notice or control message) shifted left by 2, the kind in the low bits. */
     static final long SEND_SMALL = 0;
     static final long SEND_LARGE = 1;
     static final long SEND_NOTICE = 2;
 
-    /** The application's requests plus one placement notice per entry the reassembly has for them. */
+    /**
+     * The application's requests, one placement notice per entry the reassembly has for them, and the
+     * reassembly's one control message in flight.
+     */
     static int maxMessages(ConnectOptions options, Reassembly reassembly) {
-        return options.maxOutstanding() + reassembly.config().maxReceives();
+        return options.maxOutstanding() + reassembly.config().maxReceives() + 1;
     }
 
     /**
@@ -599,16 +602,18 @@ final class ConnectionEngine {
     }
 
     /**
-     * Posts the placement notices of large MP_SENDs whose every byte is placed (and fenced): each is
-     * one small SEND with immediate through the decomposition, so it goes whole on one live path and
-     * is re-posted on another if that path fails, like a small message.
+     * Posts the reassembly's control message (advertisements, credits, reports) and the placement
+     * notices of large MP_SENDs whose every byte is placed (and fenced): each is one small SEND with
+     * immediate through the decomposition, so it goes whole on one live path and is re-posted on
+     * another if that path fails, like a small message.
      */
     private int startNotices() {
         int n = 0;
         while (reassembly.nextNotice(notice)) {
             if (!decomposition.submit(spec.sendSmall(0, notice.localAddr(), notice.lkey(), notice.length(),
                     notice.immData()).tag((long) notice.slot() << 2 | SEND_NOTICE))) {
-                // cannot happen (room for every notice entry is reserved): the report falls back to the control channel
+                // cannot happen (room for every notice entry and the control message is reserved): a
+                // notice's report goes in a control message, a control message is posted again
                 reassembly.noticeFinished(notice.slot(), MpStatus.PATH_FAILURE);
             }
             n++;

@@ -98,9 +98,9 @@ class ConnectionEngineTest {
     // ---------------------------------------------------------------- construction
 
     @Test
-    void theDecompositionHasRoomForEveryRequestAndEveryNotice() {
-        assertEquals(16 + EngineRig.MAX_RECEIVES, rig.config.maxMessages());
-        assertEquals(16 + EngineRig.MAX_RECEIVES, ConnectionEngine.maxMessages(rig.options, e.reassembly()));
+    void theDecompositionHasRoomForEveryRequestNoticeAndTheControlMessage() {
+        assertEquals(16 + EngineRig.MAX_RECEIVES + 1, rig.config.maxMessages(), "and the one control message");
+        assertEquals(16 + EngineRig.MAX_RECEIVES + 1, ConnectionEngine.maxMessages(rig.options, e.reassembly()));
         assertEquals(WrIdTags.CHUNK, rig.config.wrIdTag());
         assertEquals("c1", rig.conn.id());
         assertEquals(rig.setup.reassembly, e.reassembly());

@@ -63,13 +63,15 @@ class ControlMessageTest {
         ReassemblyHarness h = new ReassemblyHarness(8, 4, 256, 256);
         assertThrows(ReassemblyException.class, () -> h.a.arriveSmall(Notices.CONTROL | 1, new byte[0]),
                 "message 1 before message 0");
+        assertThrows(ReassemblyException.class, () -> h.a.arriveSmall(Notices.CONTROL | 1 << 27, new byte[0]),
+                "a message far ahead is no duplicate");
         h.a.arriveSmall(Notices.CONTROL, new byte[0]);
         IbvWc write = new IbvWc().set(h.a.srq.posted.removeFirst()[0], IbvWcStatus.SUCCESS,
                 IbvWcOpcode.RECV_RDMA_WITH_IMM, 0, Notices.CONTROL | 1, IbvWc.WITH_IMM, 1, 1, 0);
         assertThrows(ReassemblyException.class, () -> h.a.r.onCompletion(write), "no control message by WRITE");
         assertThrows(ReassemblyException.class, () -> h.a.arriveSmall(Notices.CONTROL | 1, new byte[] {9}),
                 "an unknown record");
-        assertEquals(3, h.a.r.counters().violations());
+        assertEquals(4, h.a.r.counters().violations());
         assertEquals(2, h.a.r.counters().controlReceived(), "message 1 was taken, then found malformed");
     }
 
@@ -85,6 +87,50 @@ class ControlMessageTest {
         assertEquals(1, h.b.deliver());
         assertEquals(1, h.b.r.counters().noticesReceived());
         assertEquals(1, h.a.r.counters().controlReceived(), "b's advertisement");
+    }
+
+    @Test
+    void recordsFillAMessageToTheLastByteOfThePeersSlot() throws Exception {
+        for (int slotBytes : new int[] {65, 70}) {
+            // 65: six reports (60 B) and the credit record (5 B); 70: seven reports, the credit waits
+            ReassemblyHarness h = new ReassemblyHarness(16, 8, slotBytes, 64);
+            ByteBuffer region = ByteBuffer.allocateDirect(4096);
+            for (int k = 0; k < 7; k++) {
+                h.b.r.postReceive(k, region, 0, 10, 0, 0, false);
+            }
+            h.exchange();
+            for (int k = 0; k < 7; k++) {
+                assertEquals(Reassembly.TOO_LONG, h.a.r.reserveSend(11, target));
+            }
+            int next = (int) h.a.r.counters().controlReceived();
+            for (int k = 0; k < 2; k++) {
+                h.a.arriveSmall(Notices.CONTROL | next + k, new byte[0]); // credits for a to return
+            }
+            int owed = h.a.r.creditsToReturn();
+            byte[] first = takeControl(h.a);
+            assertEquals(slotBytes, first.length, "exactly the peer's slot");
+            ByteBuffer b = ByteBuffer.wrap(first);
+            int reports = slotBytes == 65 ? 6 : 7;
+            for (int k = 0; k < reports; k++) {
+                assertEquals(ControlRecords.SEND_FAILED, b.get(k * ControlRecords.NOTICE_BYTES));
+                assertEquals(k, b.getInt(k * ControlRecords.NOTICE_BYTES + 1));
+            }
+            if (slotBytes == 65) {
+                assertEquals(ControlRecords.CREDIT, b.get(60));
+                assertEquals(owed, b.getInt(61));
+            } else {
+                assertEquals(owed, h.a.r.creditsToReturn(), "no room for the credits: they wait");
+            }
+        }
+    }
+
+    @Test
+    void theNoticeRegionMustHoldTheEntriesAndTheControlBuffer() {
+        ReassemblyHarness.MemoryMr mr = new ReassemblyHarness.MemoryMr(ByteBuffer.allocateDirect(64), 0x1000);
+        ByteBuffer small = ByteBuffer.allocateDirect(Notices.regionBytes(4) - 1);
+        assertThrows(IllegalArgumentException.class, () -> new Notices(mr, small, 4));
+        ByteBuffer exact = ByteBuffer.allocateDirect(Notices.regionBytes(4));
+        assertEquals(Notices.CONTROL_BYTES, new Notices(mr, exact, 4).controlBuffer().capacity());
     }
 
     /**

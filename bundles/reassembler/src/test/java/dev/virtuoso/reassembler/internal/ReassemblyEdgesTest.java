@@ -431,7 +431,9 @@ class ReassemblyEdgesTest {
         assertEquals(Reassembly.SMALL, r.reserveSend(1, target));
         assertEquals(Reassembly.NOT_READY, r.reserveSend(1, target), "the last credit is not for data");
         r.postReceive(1, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
+        long waits = r.counters().sendsWaitingForCredit();
         assertEquals(0, duty(), "an advertisement alone does not take the last credit");
+        assertEquals(waits + 1, r.counters().sendsWaitingForCredit(), "counted as a wait for credit");
         arrive(0, Notices.CONTROL, new byte[0]); // the peer's first control message, no records
         assertEquals(1, r.counters().controlReceived());
         assertEquals(1, duty(), "with a credit to return it does");

@@ -26,10 +26,13 @@ import dev.virtuoso.commands.cli.ParsedArgs;
  * @param iperfPort iperf3's TCP port
  * @param csv file to write the results to as CSV, or {@code null}
  * @param slots small-message receive slots per connection end, 0 for the connector's default
+ * @param maxOutstanding MP requests (and receives) outstanding per connection end, 0 for
+ *     {@code max(64, 2 x depth)}
  * @param properties policy properties of every connection (e.g. {@code pathmonitor.initialProbeFlows})
  */
 public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnection, int messageSize, int depth,
-        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots, Map<String, String> properties) {
+        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots, int maxOutstanding,
+        Map<String, String> properties) {
 
     /** Most connections one run may open. */
     public static final int MAX_CONNECTIONS = 4096;
@@ -46,7 +49,9 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
             .flag((char) 0, "no-iperf", "do not run iperf3 -P N beside each count")
             .option((char) 0, "iperf-port", "PORT", "5201", "iperf3 TCP port on loopback")
             .option((char) 0, "csv", "FILE", null, "also write the results as CSV to FILE")
-            .option((char) 0, "slots", "N", null, "small-message receive slots per connection end (default: the API's)")
+            .option((char) 0, "slots", "N", null, "small-message receive slots per connection end, 3..4096 (default: the API's)")
+            .option((char) 0, "max-outstanding", "N", null, "MP requests (and receives) outstanding per connection end,"
+                    + " ConnectOptions.maxOutstanding (default: max(64, 2 x depth); the API's default is 1024)")
             .option((char) 0, "property", "K=V,...", null, "policy properties of every connection, e.g. "
                     + "pathmonitor.initialProbeFlows=1");
 
@@ -79,7 +84,8 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
         String wire = a.choice("wire", "udp", "fabric");
         return new ScaleOptions(List.copyOf(counts), paths, bytes, size, a.intValue("depth", 1, 256), wire,
                 a.intValue("udp-port", 1, 65535), !a.flag("no-iperf"), a.intValue("iperf-port", 1, 65535),
-                a.value("csv"), a.has("slots") ? a.intValue("slots", 1, 4096) : 0, properties(a.value("property")));
+                a.value("csv"), a.has("slots") ? a.intValue("slots", 3, 4096) : 0,
+                a.has("max-outstanding") ? a.intValue("max-outstanding", 1, 1 << 16) : 0, properties(a.value("property")));
     }
 
     private static Map<String, String> properties(String list) {
@@ -95,6 +101,11 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
             out.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
         return Collections.unmodifiableMap(out);
+    }
+
+    /** @return {@link #maxOutstanding()} as the connections get it */
+    public int outstandingPerEnd() {
+        return maxOutstanding > 0 ? maxOutstanding : Math.max(64, 2 * depth);
     }
 
     /** @return messages each connection sends */

@@ -65,13 +65,14 @@ public final class ScaleRunner {
         }
         List<ScaleResult> results = new ArrayList<>();
         out.printf(Locale.ROOT, "scale bench: %s wire, %d path(s) per connection, %s per connection in MP_SENDs of %d B, "
-                + "depth %d, every byte verified; both ends in this process (%d CPUs)%n", o.wire(), o.paths(),
-                human(o.bytesPerConnection()), o.messageSize(), o.depth(), Runtime.getRuntime().availableProcessors());
+                + "depth %d, max outstanding %d, every byte verified; both ends in this process (%d CPUs)%n", o.wire(),
+                o.paths(), human(o.bytesPerConnection()), o.messageSize(), o.depth(), o.outstandingPerEnd(),
+                Runtime.getRuntime().availableProcessors());
         out.println(ScaleReport.HEADER);
         try (SoftProviderConfig soft = configure(services, o, clientVnics, serverVnics)) {
             MultipathConnector connector = services.connector(10, TimeUnit.SECONDS);
             ConnectOptions.Builder b = ConnectOptions.builder().provider(SoftProviderConfig.PROVIDER)
-                    .handshakeTimeout(Duration.ofSeconds(30)).maxOutstanding(Math.max(64, 2 * o.depth()));
+                    .handshakeTimeout(Duration.ofSeconds(30)).maxOutstanding(o.outstandingPerEnd());
             if (o.slots() > 0) {
                 b.smallMessageSlots(o.slots());
             }

@@ -24,6 +24,18 @@ class ScaleOptionsTest {
         assertEquals(256, o.messages());
         assertEquals("udp", o.wire());
         assertEquals(2L * 4 * 65536, o.applicationBytesPerConnection());
+        assertEquals(64, o.outstandingPerEnd(), "max(64, 2 x depth)");
+        assertEquals(0, o.slots(), "the API's");
+    }
+
+    @Test
+    void outstandingAndSlotsAreCheckedAndPassedOn() {
+        assertEquals(200, parse("-t", "100").outstandingPerEnd(), "2 x depth");
+        ScaleOptions o = parse("--max-outstanding", "1024", "--slots", "3");
+        assertEquals(1024, o.outstandingPerEnd());
+        assertEquals(3, o.slots());
+        assertThrows(CommandError.class, () -> parse("--slots", "2"), "control messages need 3 slots");
+        assertThrows(CommandError.class, () -> parse("--max-outstanding", "0"));
     }
 
     @Test

@@ -1,71 +1,91 @@
 package dev.virtuoso.decomposer.internal;
 
+import java.util.Arrays;
+
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.decomposer.MessageSpec;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
 
-/** MP work requests being decomposed, in preallocated parallel arrays with a free-slot stack. */
+/**
+ * MP work requests being decomposed, in parallel arrays with a free-slot stack; the arrays start at
+ * {@link #INITIAL_SLOTS} and double up to the table's limit when every slot is in use (a table sized
+ * for every request and notice a connection may have, 2049 with the defaults, usually holds a few).
+ */
 final class MessageTable {
-    final long[] wrId;
-    final long[] tag;
-    final long[] messageId;
-    final MpOpcode[] opcode;
-    final IbvWrOpcode[] chunkOpcode;
-    final long[] localAddr;
-    final int[] lkey;
-    final long[] length;
-    final long[] remoteAddr;
-    final int[] rkey;
-    final int[] immData;
-    final boolean[] split;
+    /** Message slots a table starts with. */
+    static final int INITIAL_SLOTS = 64;
+
+    long[] wrId;
+    long[] tag;
+    long[] messageId;
+    MpOpcode[] opcode;
+    IbvWrOpcode[] chunkOpcode;
+    long[] localAddr;
+    int[] lkey;
+    long[] length;
+    long[] remoteAddr;
+    int[] rkey;
+    int[] immData;
+    boolean[] split;
     /** Bytes handed to chunks for the first time (the decomposition cursor). */
-    final long[] placed;
-    final long[] completedBytes;
-    final int[] chunksInFlight;
+    long[] placed;
+    long[] completedBytes;
+    int[] chunksInFlight;
     /** Ranges of this message waiting in the re-post queue. */
-    final int[] rangesQueued;
-    final boolean[] started;
+    int[] rangesQueued;
+    boolean[] started;
     /** Whether the message waits in the fresh-placement queue. */
-    final boolean[] inFresh;
-    final long[] pathMask;
+    boolean[] inFresh;
+    long[] pathMask;
     /** Paths where an attempt of this message failed and the peer has not yet fenced them. */
-    final long[] fenceMask;
+    long[] fenceMask;
     /** Counted once as held for a fence. */
-    final boolean[] heldForFence;
+    boolean[] heldForFence;
     /** A direct small SEND whose attempt failed: re-sent as a SEND once {@link #fenceMask} is clear. */
-    final boolean[] resendAfterFence;
-    final MpStatus[] status;
-    final String[] detail;
+    boolean[] resendAfterFence;
+    MpStatus[] status;
+    String[] detail;
     private final SlotStack slots;
     private long nextMessageId;
 
-    MessageTable(int capacity) {
-        wrId = new long[capacity];
-        tag = new long[capacity];
-        messageId = new long[capacity];
-        opcode = new MpOpcode[capacity];
-        chunkOpcode = new IbvWrOpcode[capacity];
-        localAddr = new long[capacity];
-        lkey = new int[capacity];
-        length = new long[capacity];
-        remoteAddr = new long[capacity];
-        rkey = new int[capacity];
-        immData = new int[capacity];
-        split = new boolean[capacity];
-        placed = new long[capacity];
-        completedBytes = new long[capacity];
-        chunksInFlight = new int[capacity];
-        rangesQueued = new int[capacity];
-        started = new boolean[capacity];
-        inFresh = new boolean[capacity];
-        pathMask = new long[capacity];
-        fenceMask = new long[capacity];
-        heldForFence = new boolean[capacity];
-        resendAfterFence = new boolean[capacity];
-        status = new MpStatus[capacity];
-        detail = new String[capacity];
-        slots = new SlotStack(capacity);
+    /** @param limit most messages at once */
+    MessageTable(int limit) {
+        slots = new SlotStack(Math.min(limit, INITIAL_SLOTS), limit);
+        arrays(slots.capacity());
+    }
+
+    /** Allocates (or grows, keeping their contents) every array to {@code n} slots. */
+    private void arrays(int n) {
+        wrId = wrId == null ? new long[n] : Arrays.copyOf(wrId, n);
+        tag = tag == null ? new long[n] : Arrays.copyOf(tag, n);
+        messageId = messageId == null ? new long[n] : Arrays.copyOf(messageId, n);
+        opcode = opcode == null ? new MpOpcode[n] : Arrays.copyOf(opcode, n);
+        chunkOpcode = chunkOpcode == null ? new IbvWrOpcode[n] : Arrays.copyOf(chunkOpcode, n);
+        localAddr = localAddr == null ? new long[n] : Arrays.copyOf(localAddr, n);
+        lkey = lkey == null ? new int[n] : Arrays.copyOf(lkey, n);
+        length = length == null ? new long[n] : Arrays.copyOf(length, n);
+        remoteAddr = remoteAddr == null ? new long[n] : Arrays.copyOf(remoteAddr, n);
+        rkey = rkey == null ? new int[n] : Arrays.copyOf(rkey, n);
+        immData = immData == null ? new int[n] : Arrays.copyOf(immData, n);
+        split = split == null ? new boolean[n] : Arrays.copyOf(split, n);
+        placed = placed == null ? new long[n] : Arrays.copyOf(placed, n);
+        completedBytes = completedBytes == null ? new long[n] : Arrays.copyOf(completedBytes, n);
+        chunksInFlight = chunksInFlight == null ? new int[n] : Arrays.copyOf(chunksInFlight, n);
+        rangesQueued = rangesQueued == null ? new int[n] : Arrays.copyOf(rangesQueued, n);
+        started = started == null ? new boolean[n] : Arrays.copyOf(started, n);
+        inFresh = inFresh == null ? new boolean[n] : Arrays.copyOf(inFresh, n);
+        pathMask = pathMask == null ? new long[n] : Arrays.copyOf(pathMask, n);
+        fenceMask = fenceMask == null ? new long[n] : Arrays.copyOf(fenceMask, n);
+        heldForFence = heldForFence == null ? new boolean[n] : Arrays.copyOf(heldForFence, n);
+        resendAfterFence = resendAfterFence == null ? new boolean[n] : Arrays.copyOf(resendAfterFence, n);
+        status = status == null ? new MpStatus[n] : Arrays.copyOf(status, n);
+        detail = detail == null ? new String[n] : Arrays.copyOf(detail, n);
+    }
+
+    /** @return most messages at once */
+    int limit() {
+        return slots.limit();
     }
 
     int capacity() {
@@ -80,11 +100,14 @@ final class MessageTable {
         return slots.inUse(slot);
     }
 
-    /** @return the slot holding a copy of {@code spec}, or -1 if full */
+    /** @return the slot holding a copy of {@code spec}, or -1 if {@link #limit()} are in progress */
     int add(MessageSpec spec) {
         int m = slots.allocate();
         if (m < 0) {
             return -1;
+        }
+        if (m >= wrId.length) {
+            arrays(slots.capacity());
         }
         wrId[m] = spec.wrId();
         tag[m] = spec.tag();

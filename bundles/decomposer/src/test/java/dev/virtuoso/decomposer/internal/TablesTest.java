@@ -111,6 +111,29 @@ class TablesTest {
     }
 
     @Test
+    void messageTableStartsSmallAndGrowsToItsLimitKeepingEveryMessage() {
+        MessageTable t = new MessageTable(1000);
+        assertEquals(MessageTable.INITIAL_SLOTS, t.capacity(), "a connection's worst case is not allocated up front");
+        assertEquals(1000, t.limit());
+        MessageSpec spec = new MessageSpec();
+        for (int k = 0; k < 1000; k++) {
+            int m = t.add(spec.write(k, 0x1000 + k, 3, 100 + k, 0x2000, 4).tag(k));
+            assertEquals(k, m, "slots in order");
+            t.placed[m] = k;
+            t.detail[m] = "m" + k;
+        }
+        assertEquals(1000, t.capacity(), "doubled up to the limit, not beyond");
+        for (int k = 0; k < 1000; k++) {
+            assertEquals(k, t.wrId[k]);
+            assertEquals(100 + k, t.length[k]);
+            assertEquals(k, t.placed[k], "state written before a growth is kept");
+            assertEquals("m" + k, t.detail[k]);
+            assertEquals(k, t.messageId[k]);
+        }
+        assertEquals(-1, t.add(spec), "full at the limit");
+    }
+
+    @Test
     void messageTableCopiesTheSpecAndNumbersMessages() {
         MessageTable t = new MessageTable(2);
         MessageSpec spec = new MessageSpec().write(11, 0x1000, 3, 500, 0x2000, 4).tag(99);

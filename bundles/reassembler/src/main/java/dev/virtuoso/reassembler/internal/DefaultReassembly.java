@@ -206,8 +206,11 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     @Override
     public boolean postReceive(long wrId, ByteBuffer region, int offset, int capacity, long remoteAddr, int rkey,
             boolean remoteWritable) {
-        if (closed || postSeq - completeSeq >= receives.size()) {
+        if (closed || postSeq - completeSeq >= receives.limit()) {
             return false;
+        }
+        if (postSeq - completeSeq == receives.length()) {
+            receives.grow(completeSeq, postSeq); // the table starts small (engine thread; only while it grows)
         }
         int i = receives.index(postSeq);
         receives.wrId[i] = wrId;
@@ -739,6 +742,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             if (remote.full()) {
                 throw new ReassemblyException("peer advertised more than " + remote.size() + " receives");
             }
+            remote.ensureRoom();
             int i = remote.index(remote.nextAdvert);
             remote.addr[i] = addr;
             remote.rkey[i] = rkey;

@@ -1,28 +1,68 @@
 package dev.virtuoso.reassembler.internal;
 
-/** Placement reports (SEND_DONE / SEND_FAILED) waiting for room in the control channel. */
+/**
+ * Reports (SEND_DONE / SEND_FAILED) and due notices waiting to be sent: a FIFO ring that starts
+ * at {@link #INITIAL_ENTRIES} and doubles up to its limit when full (the limit, sized by the
+ * receives a connection may have, is thousands of entries with the defaults; a connection usually
+ * holds a few). Engine thread only.
+ */
 final class NoticeQueue {
-    private final byte[] type;
-    private final long[] seq;
-    private final long[] length;
-    private final int[] extra;
+    /** Entries a queue starts with. */
+    static final int INITIAL_ENTRIES = 16;
+
+    private final int limit;
+    private byte[] type;
+    private long[] seq;
+    private long[] length;
+    private int[] extra;
     private int head;
     private int size;
 
-    NoticeQueue(int capacity) {
-        type = new byte[capacity];
-        seq = new long[capacity];
-        length = new long[capacity];
-        extra = new int[capacity];
+    /** @param limit most entries at once */
+    NoticeQueue(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("notice queue of " + limit);
+        }
+        this.limit = limit;
+        int n = Math.min(limit, INITIAL_ENTRIES);
+        type = new byte[n];
+        seq = new long[n];
+        length = new long[n];
+        extra = new int[n];
+    }
+
+    /** Doubles the ring (up to the limit), the entries in order from index 0. */
+    private void grow() {
+        int n = (int) Math.min(limit, 2L * type.length);
+        byte[] t = new byte[n];
+        long[] s = new long[n];
+        long[] l = new long[n];
+        int[] x = new int[n];
+        for (int k = 0; k < size; k++) {
+            int from = (head + k) % type.length;
+            t[k] = type[from];
+            s[k] = seq[from];
+            l[k] = length[from];
+            x[k] = extra[from];
+        }
+        type = t;
+        seq = s;
+        length = l;
+        extra = x;
+        head = 0;
     }
 
     boolean isEmpty() {
         return size == 0;
     }
 
+    /** @return false if {@code limit} entries wait already */
     boolean add(byte t, long s, long len, int x) {
         if (size == type.length) {
-            return false;
+            if (size == limit) {
+                return false;
+            }
+            grow();
         }
         int i = (head + size) % type.length;
         type[i] = t;
@@ -52,5 +92,10 @@ final class NoticeQueue {
     void removeHead() {
         head = (head + 1) % type.length;
         size--;
+    }
+
+    /** @return entries the ring has room for now (tests) */
+    int capacity() {
+        return type.length;
     }
 }

@@ -35,6 +35,31 @@ class ReassemblyQueuesTest {
     }
 
     @Test
+    void noticeQueueStartsSmallAndGrowsInOrderUpToItsLimit() {
+        NoticeQueue q = new NoticeQueue(100);
+        assertEquals(NoticeQueue.INITIAL_ENTRIES, q.capacity());
+        // wrap the ring first, so a growth has to unwrap it
+        for (int k = 0; k < 10; k++) {
+            assertTrue(q.add((byte) 1, -1, 0, 0));
+            q.removeHead();
+        }
+        for (int k = 0; k < 100; k++) {
+            assertTrue(q.add((byte) (k % 4 + 1), k, 10L * k, k), "entry " + k);
+        }
+        assertEquals(100, q.capacity(), "doubled up to the limit, not beyond");
+        assertFalse(q.add((byte) 1, 100, 0, 0), "full at the limit");
+        for (int k = 0; k < 100; k++) {
+            assertHead(q, k % 4 + 1, k, 10L * k, k);
+            q.removeHead();
+        }
+        assertTrue(q.isEmpty());
+        NoticeQueue one = new NoticeQueue(1);
+        assertTrue(one.add((byte) 1, 1, 1, 1));
+        assertFalse(one.add((byte) 1, 2, 1, 1), "a queue of one");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new NoticeQueue(0));
+    }
+
+    @Test
     void remoteReceivesAreFullWhenAdvertsAreAWholeRingAhead() {
         RemoteReceives r = new RemoteReceives(3);
         assertEquals(3, r.size());

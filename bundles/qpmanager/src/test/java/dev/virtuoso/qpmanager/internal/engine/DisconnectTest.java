@@ -109,8 +109,19 @@ class DisconnectTest {
                 p.fill(p.clientBuf, 4096, 512 << 10);
                 p.client.postSend(1, p.clientMr, 0, 64);
                 p.client.postSend(2, p.clientMr, 4096, 512 << 10);
-                Pair.assertOk(Pair.await(p.client), MpOpcode.SEND, 64);
-                Pair.assertOk(Pair.await(p.client), MpOpcode.SEND, 512 << 10);
+                // two messages' completions at the sender, in either order (the small one's path may
+                // be busy with the path monitor's first probes while the large one completes)
+                MpCompletion first = Pair.await(p.client);
+                MpCompletion second = Pair.await(p.client);
+                if (first.wrId() == 2) {
+                    MpCompletion t = first;
+                    first = second;
+                    second = t;
+                }
+                assertEquals(1, first.wrId(), first + " / " + second);
+                Pair.assertOk(first, MpOpcode.SEND, 64);
+                assertEquals(2, second.wrId(), first + " / " + second);
+                Pair.assertOk(second, MpOpcode.SEND, 512 << 10);
                 p.client.disconnect(5, TimeUnit.SECONDS);
                 MpCompletion small = Pair.await(p.server);
                 assertEquals(MpStatus.SUCCESS, small.status(), "round " + round + ": " + small);

@@ -56,8 +56,14 @@ class SendNoticeTest {
             assertEquals(large, sender.noticesSent(), sender.toString());
             assertEquals(0, sender.noticeFallbacks(), sender.toString());
             // the receiver's advertisements and credits reached the sender as control messages on
-            // the paths, every one of them (protocol 2 has no reassembly frame on the TCP channel)
+            // the paths, every one of them (protocol 2 has no reassembly frame on the TCP channel);
+            // the last credit message may still be on its way when the last receive completed
             assertTrue(receiver.controlSent() > 0, receiver.toString());
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while ((receiver.controlSent() != sender.controlReceived() || sender.controlSent() != receiver.controlReceived())
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
             assertEquals(receiver.controlSent(), sender.controlReceived(), sender + " / " + receiver);
             assertEquals(sender.controlSent(), receiver.controlReceived(), sender + " / " + receiver);
             assertEquals(0, sender.controlResent() + receiver.controlResent());

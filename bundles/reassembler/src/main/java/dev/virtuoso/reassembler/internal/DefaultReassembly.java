@@ -77,7 +77,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     // send side
     private RemoteReceives remote;
-    /** Failure reports (and placement reports of failed notices) for the control channel. */
+    /** Failure reports (and placement reports of failed notices) for the next control message. */
     private NoticeQueue notices;
     /** Placement notices of large MP_SENDs, sent on the paths. */
     private final Notices placements;

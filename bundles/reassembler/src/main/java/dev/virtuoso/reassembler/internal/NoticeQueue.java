@@ -24,32 +24,18 @@ final class NoticeQueue {
             throw new IllegalArgumentException("notice queue of " + limit);
         }
         this.limit = limit;
-        int n = Math.min(limit, INITIAL_ENTRIES);
-        type = new byte[n];
-        seq = new long[n];
-        length = new long[n];
-        extra = new int[n];
+        grow(Math.min(limit, INITIAL_ENTRIES));
     }
 
-    /** Doubles the ring (up to the limit), the entries in order from index 0. */
-    private void grow() {
-        int n = (int) Math.min(limit, 2L * type.length);
-        byte[] t = new byte[n];
-        long[] s = new long[n];
-        long[] l = new long[n];
-        int[] x = new int[n];
-        for (int k = 0; k < size; k++) {
-            int from = (head + k) % type.length;
-            t[k] = type[from];
-            s[k] = seq[from];
-            l[k] = length[from];
-            x[k] = extra[from];
-        }
-        type = t;
-        seq = s;
-        length = l;
-        extra = x;
-        head = 0;
+    /**
+     * Moves the entries into rings of {@code n}: entry {@code k} sits at {@code (head + k) mod
+     * length}, the layout of a sequence ring, so {@code head} stays.
+     */
+    private void grow(int n) {
+        type = SequenceRing.regrow(type, new byte[n], head, head + size);
+        seq = SequenceRing.regrow(seq, new long[n], head, head + size);
+        length = SequenceRing.regrow(length, new long[n], head, head + size);
+        extra = SequenceRing.regrow(extra, new int[n], head, head + size);
     }
 
     boolean isEmpty() {
@@ -62,7 +48,7 @@ final class NoticeQueue {
             if (size == limit) {
                 return false;
             }
-            grow();
+            grow((int) Math.min(limit, 2L * type.length));
         }
         int i = (head + size) % type.length;
         type[i] = t;

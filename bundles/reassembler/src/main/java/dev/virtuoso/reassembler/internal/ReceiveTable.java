@@ -33,22 +33,7 @@ final class ReceiveTable {
     /** @param limit most receives at once */
     ReceiveTable(int limit) {
         this.limit = limit;
-        allocate(Math.min(limit, INITIAL_ENTRIES));
-    }
-
-    private void allocate(int n) {
-        wrId = new long[n];
-        region = new ByteBuffer[n];
-        offset = new int[n];
-        capacity = new int[n];
-        addr = new long[n];
-        rkey = new int[n];
-        writable = new boolean[n];
-        state = new byte[n];
-        status = new MpStatus[n];
-        length = new long[n];
-        paths = new int[n];
-        detail = new String[n];
+        grow(0, 0, Math.min(limit, INITIAL_ENTRIES));
     }
 
     /** @return most receives at once */
@@ -70,35 +55,22 @@ final class ReceiveTable {
      * their new indexes.
      */
     void grow(long from, long to) {
-        long[] oWrId = wrId;
-        ByteBuffer[] oRegion = region;
-        int[] oOffset = offset;
-        int[] oCapacity = capacity;
-        long[] oAddr = addr;
-        int[] oRkey = rkey;
-        boolean[] oWritable = writable;
-        byte[] oState = state;
-        MpStatus[] oStatus = status;
-        long[] oLength = length;
-        int[] oPaths = paths;
-        String[] oDetail = detail;
-        allocate((int) Math.min(limit, 2L * oState.length));
-        for (long q = from; q < to; q++) {
-            int a = (int) Long.remainderUnsigned(q, oState.length);
-            int b = index(q);
-            wrId[b] = oWrId[a];
-            region[b] = oRegion[a];
-            offset[b] = oOffset[a];
-            capacity[b] = oCapacity[a];
-            addr[b] = oAddr[a];
-            rkey[b] = oRkey[a];
-            writable[b] = oWritable[a];
-            state[b] = oState[a];
-            status[b] = oStatus[a];
-            length[b] = oLength[a];
-            paths[b] = oPaths[a];
-            detail[b] = oDetail[a];
-        }
+        grow(from, to, (int) Math.min(limit, 2L * state.length));
+    }
+
+    private void grow(long from, long to, int n) {
+        wrId = SequenceRing.regrow(wrId, new long[n], from, to);
+        region = SequenceRing.regrow(region, new ByteBuffer[n], from, to);
+        offset = SequenceRing.regrow(offset, new int[n], from, to);
+        capacity = SequenceRing.regrow(capacity, new int[n], from, to);
+        addr = SequenceRing.regrow(addr, new long[n], from, to);
+        rkey = SequenceRing.regrow(rkey, new int[n], from, to);
+        writable = SequenceRing.regrow(writable, new boolean[n], from, to);
+        state = SequenceRing.regrow(state, new byte[n], from, to);
+        status = SequenceRing.regrow(status, new MpStatus[n], from, to);
+        length = SequenceRing.regrow(length, new long[n], from, to);
+        paths = SequenceRing.regrow(paths, new int[n], from, to);
+        detail = SequenceRing.regrow(detail, new String[n], from, to);
     }
 
     void done(int i, MpStatus s, long len, int pathCount, String why) {

@@ -22,11 +22,7 @@ final class RemoteReceives {
     /** @param limit most receives the peer may advertise ahead (its maxReceives) */
     RemoteReceives(int limit) {
         this.limit = limit;
-        int n = Math.min(limit, INITIAL_ENTRIES);
-        addr = new long[n];
-        rkey = new int[n];
-        capacity = new int[n];
-        writable = new boolean[n];
+        grow(Math.min(limit, INITIAL_ENTRIES));
     }
 
     /** @return most receives the peer may advertise ahead */
@@ -49,25 +45,16 @@ final class RemoteReceives {
 
     /** Makes room for the advertisement of {@link #nextAdvert} (call when not {@link #full()}). */
     void ensureRoom() {
-        if (nextAdvert - nextSend < addr.length) {
-            return;
+        if (nextAdvert - nextSend >= addr.length) {
+            grow((int) Math.min(limit, 2L * addr.length));
         }
-        long[] oa = addr;
-        int[] or = rkey;
-        int[] oc = capacity;
-        boolean[] ow = writable;
-        int n = (int) Math.min(limit, 2L * oa.length);
-        addr = new long[n];
-        rkey = new int[n];
-        capacity = new int[n];
-        writable = new boolean[n];
-        for (long q = nextSend; q < nextAdvert; q++) {
-            int a = (int) Long.remainderUnsigned(q, oa.length);
-            int b = index(q);
-            addr[b] = oa[a];
-            rkey[b] = or[a];
-            capacity[b] = oc[a];
-            writable[b] = ow[a];
-        }
+    }
+
+    /** Moves the advertised, unused receives into arrays of {@code n} entries. */
+    private void grow(int n) {
+        addr = SequenceRing.regrow(addr, new long[n], nextSend, nextAdvert);
+        rkey = SequenceRing.regrow(rkey, new int[n], nextSend, nextAdvert);
+        capacity = SequenceRing.regrow(capacity, new int[n], nextSend, nextAdvert);
+        writable = SequenceRing.regrow(writable, new boolean[n], nextSend, nextAdvert);
     }
 }

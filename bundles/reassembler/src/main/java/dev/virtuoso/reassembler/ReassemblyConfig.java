@@ -20,6 +20,20 @@ public record ReassemblyConfig(String connectionId, int maxReceives, int slots, 
 
     /** Upper bound of {@link #slotBytes()}. */
     public static final int MAX_SLOT_BYTES = 1 << 20;
+    /**
+     * Fewest slots a reassembly (and its peer's) needs: its control messages take slot credits,
+     * and the last credit is theirs.
+     *
+     * @since 3.0
+     */
+    public static final int MIN_SLOTS = 3;
+    /**
+     * Smallest slot a reassembly (and its peer's) needs: a control message must hold a report, a
+     * credit and one advertisement.
+     *
+     * @since 3.0
+     */
+    public static final int MIN_SLOT_BYTES = 64;
 
     public ReassemblyConfig {
         if (connectionId == null || maxReceives < 1 || slots < 1 || slotBytes < 1

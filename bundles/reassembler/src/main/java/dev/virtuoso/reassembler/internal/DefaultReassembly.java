@@ -1,5 +1,7 @@
 package dev.virtuoso.reassembler.internal;
 
+import static dev.virtuoso.reassembler.ReassemblyConfig.MIN_SLOTS;
+import static dev.virtuoso.reassembler.ReassemblyConfig.MIN_SLOT_BYTES;
 import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT;
 import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT_BYTES;
 import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_CREDIT;
@@ -53,10 +55,6 @@ import dev.virtuoso.util.WrId;
  */
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private static final System.Logger LOG = System.getLogger(DefaultReassembly.class.getName());
-    /** Fewest slots per side (see the class comment). */
-    static final int MIN_SLOTS = 3;
-    /** Smallest slot: a control message must hold a report, a credit and one advertisement. */
-    static final int MIN_SLOT_BYTES = 64;
     private final ReassemblyConfig config;
     /** The SRQ and its slots, or {@code null} without SRQ (then {@link #sets}). */
     private final IbvSrq srq;

@@ -12,15 +12,14 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.virtuoso.reassembler.ReassemblyConfig;
+
 /** Bodies of the handshake frames, each with a length-checked decoder. */
 public final class HandshakeMessages {
     /** Most MP_RECVs a peer may announce it holds at once. */
     static final int MAX_RECEIVES = 1 << 20;
     /** Most small-message slots a peer may announce. */
     static final int MAX_SLOTS = 1 << 16;
-    /** Fewest slots, and smallest slot, a peer may announce: the reassembly's control messages need them. */
-    static final int MIN_SLOTS = 3;
-    static final int MIN_SLOT_BYTES = 64;
     /** Largest slot a peer may announce. */
     static final int MAX_SLOT_BYTES = 1 << 20;
     /** Largest probe scratch region a peer may announce. */
@@ -141,8 +140,9 @@ public final class HandshakeMessages {
 
         public static ReceiveParams decode(ByteBuffer in) throws ProtocolException {
             int maxReceives = range(in, "maxReceives", 1, MAX_RECEIVES);
-            int slots = range(in, "slots", MIN_SLOTS, MAX_SLOTS);
-            int slotBytes = range(in, "slotBytes", MIN_SLOT_BYTES, MAX_SLOT_BYTES);
+            // the fewest and smallest slots the reassembly's control messages need
+            int slots = range(in, "slots", ReassemblyConfig.MIN_SLOTS, MAX_SLOTS);
+            int slotBytes = range(in, "slotBytes", ReassemblyConfig.MIN_SLOT_BYTES, MAX_SLOT_BYTES);
             int mtu = range(in, "mtu", 256, 4096);
             if (Integer.bitCount(mtu) != 1) {
                 throw new ProtocolException("mtu must be a power of two: " + mtu);

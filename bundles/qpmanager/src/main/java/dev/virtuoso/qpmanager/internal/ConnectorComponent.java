@@ -97,6 +97,12 @@ public final class ConnectorComponent implements MultipathConnector {
                 + "component activates", min = "0")
         long engineSpinMicros() default EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS / 1000;
 
+        @AttributeDefinition(description = "Application threads that poll a connection's completions run its "
+                + "engine agent's duty cycle themselves, and the agent's thread stands back until none has "
+                + "polled for 1 ms (Aeron's agent invoker): a request-response exchange crosses no engine "
+                + "thread. For applications that spin on pollCompletions. Read when the component activates")
+        boolean engineInvokeOnPoll() default false;
+
         @AttributeDefinition(description = "Longest wait for the engine agents to stop when the component "
                 + "deactivates, ms", min = "1")
         long engineStopMillis() default 5000;
@@ -210,7 +216,8 @@ public final class ConnectorComponent implements MultipathConnector {
             throw new IllegalArgumentException("engineSpinMicros of " + PID + " must be 0 or more: "
                     + config.engineSpinMicros());
         }
-        engines = new EngineGroup(agents, TimeUnit.MICROSECONDS.toNanos(config.engineSpinMicros()));
+        engines = new EngineGroup(agents, TimeUnit.MICROSECONDS.toNanos(config.engineSpinMicros()),
+                config.engineInvokeOnPoll());
         engineStopMillis = config.engineStopMillis();
         Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines,
                 config.controlThreads());

@@ -341,7 +341,7 @@ final class ConnectionEngine {
     }
 
     void join(long millis) {
-        if (Thread.currentThread() == agent.thread()) {
+        if (agent.inDuty()) {
             return;
         }
         try {

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -33,6 +34,14 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  *
  * <p>Other threads wake a connection through {@link #schedule}: a lock-free many-to-one queue of
  * engines (each queued at most once), so waking allocates nothing.
+ *
+ * <p>Run by the application ({@code invokeOnPoll}, Aeron's agent invoker): an application thread
+ * polling a connection's completions runs the agent's duty cycle itself ({@link #invoke}), so a
+ * request or a completion crosses no thread hand-off; the agent's own thread then stands back (parks
+ * without spinning) until no application thread has invoked it for {@link #INVOKER_LEASE_NANOS}, or
+ * until one that is about to block hands the duty back ({@link #handBack}). Whichever thread runs a
+ * duty cycle holds the agent's claim for it, so the agent's state still has one owner at a time and
+ * the claim's release publishes it to the next.
  */
 final class EngineAgent implements Agent {
     /** Idle duty cycles after which a running connection arms its CQ and then goes quiet. */
@@ -43,10 +52,14 @@ final class EngineAgent implements Agent {
     static final long MAX_SLEEP_NANOS = 1_000_000_000L;
     /** Wake-up queue of an agent: when full, wakers set a flag and the agent scans its connections. */
     static final int WAKE_QUEUE = 4096;
+    /** How long the agent's thread stands back after an application thread ran a duty cycle. */
+    static final long INVOKER_LEASE_NANOS = 1_000_000L;
 
     private final int index;
     private final String name;
     private final long activeSpinNanos;
+    private final boolean invokeOnPoll;
+    private final ErrorHandler errorHandler;
     private final ManyToOneConcurrentArrayQueue<ConnectionEngine> woken;
     private final ConcurrentLinkedQueue<ConnectionEngine> added = new ConcurrentLinkedQueue<>();
     private final AtomicInteger load = new AtomicInteger();
@@ -63,6 +76,19 @@ final class EngineAgent implements Agent {
     private volatile boolean sleeping;
     private volatile boolean stopping;
     private volatile Thread thread;
+    /** 1 while some thread runs a duty cycle (the agent's or an invoking application thread). */
+    private final AtomicInteger claim = new AtomicInteger();
+    /** Until when the agent's thread stands back for application threads (see the class comment). */
+    private volatile long leaseEnd = System.nanoTime();
+    /** Duty cycles application threads ran (single writer at a time: the claim holder). */
+    private final AtomicLong invokes = new AtomicLong();
+    /** Times the agent's thread parked to stand back for application threads (agent thread only). */
+    private final AtomicLong standBacks = new AtomicLong();
+    /** Written by the claim holder as it releases, read by the agent's idle strategy. */
+    private volatile boolean busyHint;
+    private volatile long nextTimerHint = Long.MAX_VALUE;
+    /** The thread holding the claim (written only by it, under the claim). */
+    private Thread dutyThread;
     // ---- agent thread only
     private final List<ConnectionEngine> all = new ArrayList<>();
     private final List<ConnectionEngine> running = new ArrayList<>();
@@ -70,10 +96,22 @@ final class EngineAgent implements Agent {
     private long nextTimer = Long.MAX_VALUE;
 
     EngineAgent(int index, int wakeQueue, long activeSpinNanos) {
+        this(index, wakeQueue, activeSpinNanos, false, t -> System.getLogger(EngineAgent.class.getName())
+                .log(System.Logger.Level.ERROR, "engine duty cycle failed on an application thread", t));
+    }
+
+    /**
+     * @param invokeOnPoll whether application threads may run this agent's duty cycles ({@link #invoke})
+     * @param errorHandler gets a failure of a duty cycle an application thread ran (it is not thrown at
+     *     the application)
+     */
+    EngineAgent(int index, int wakeQueue, long activeSpinNanos, boolean invokeOnPoll, ErrorHandler errorHandler) {
         if (activeSpinNanos < 0) {
             throw new IllegalArgumentException("negative backoff window: " + activeSpinNanos);
         }
         this.index = index;
+        this.invokeOnPoll = invokeOnPoll;
+        this.errorHandler = errorHandler;
         this.activeSpinNanos = activeSpinNanos;
         this.woken = new ManyToOneConcurrentArrayQueue<>(wakeQueue);
         this.name = "virtuoso-engine-" + index;
@@ -120,6 +158,26 @@ final class EngineAgent implements Agent {
     /** @return completion events handed on by this agent's CQ event threads (each a thread hop) */
     long completionEvents() {
         return completionEvents.get();
+    }
+
+    /** @return whether application threads may run this agent's duty cycles */
+    boolean invokeOnPoll() {
+        return invokeOnPoll;
+    }
+
+    /** @return duty cycles application threads ran so far ({@code invokeOnPoll}) */
+    long invokes() {
+        return invokes.get();
+    }
+
+    /** @return times the agent's thread stood back for application threads running its duty cycles */
+    long standBacks() {
+        return standBacks.get();
+    }
+
+    /** @return true if the calling thread is running one of this agent's duty cycles now */
+    boolean inDuty() {
+        return dutyThread == Thread.currentThread();
     }
 
     /** @return times this agent parked so far (each costs a wake-up by another thread to end) */
@@ -208,7 +266,79 @@ final class EngineAgent implements Agent {
         if (stopping) {
             throw new AgentTerminationException("engine group closing");
         }
+        if (!claim()) {
+            return 0; // an application thread is running the duty cycle
+        }
+        try {
+            return duty(System.nanoTime());
+        } finally {
+            release();
+        }
+    }
+
+    // ---------------------------------------------------------------- application threads (invokeOnPoll)
+
+    /**
+     * Application thread: runs one duty cycle here unless another thread is running one, and keeps
+     * the agent's thread standing back. Does nothing unless the group runs on application polls.
+     * A failure is reported to the error handler, not thrown at the application.
+     *
+     * @return work done (0 if not invokable, stopping, or another thread holds the claim)
+     */
+    int invoke() {
+        if (!invokeOnPoll || stopping) {
+            return 0;
+        }
         long now = System.nanoTime();
+        if (leaseEnd - now < INVOKER_LEASE_NANOS / 2) {
+            leaseEnd = now + INVOKER_LEASE_NANOS; // renewed at most twice per lease: one shared write
+        }
+        if (!claim()) {
+            return 0;
+        }
+        try {
+            invokes.lazySet(invokes.get() + 1);
+            return duty(now);
+        } catch (Throwable t) {
+            errorHandler.onError(t);
+            return 0;
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Application thread about to block (or to stop polling): the agent's thread runs the duty
+     * cycles again from now on, without waiting for the lease to run out.
+     */
+    void handBack() {
+        if (invokeOnPoll && leaseEnd - System.nanoTime() > 0) {
+            leaseEnd = System.nanoTime() - 1;
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    private boolean claim() {
+        if (claim.get() != 0 || !claim.compareAndSet(0, 1)) {
+            return false;
+        }
+        dutyThread = Thread.currentThread();
+        return true;
+    }
+
+    private void release() {
+        busyHint = !running.isEmpty();
+        nextTimerHint = nextTimer;
+        dutyThread = null;
+        claim.set(0);
+    }
+
+    // ---------------------------------------------------------------- whoever holds the claim
+
+    private int duty(long now) {
         int work = intake();
         if (now - nextTimer >= 0) {
             work += timers(now);
@@ -311,12 +441,28 @@ final class EngineAgent implements Agent {
 
     /** Agent thread, from the idle strategy: true while some connection is running (do not sleep). */
     boolean busy() {
-        return !running.isEmpty();
+        return busyHint;
+    }
+
+    /**
+     * Agent thread, from the idle strategy: while application threads run the duty cycles, parks
+     * until their lease runs out (or they hand back) instead of spinning beside them.
+     *
+     * @return true if it stood back (the strategy then starts over)
+     */
+    boolean standBack() {
+        long left = leaseEnd - System.nanoTime();
+        if (!invokeOnPoll || left <= 0 || stopping) {
+            return false;
+        }
+        standBacks.lazySet(standBacks.get() + 1);
+        LockSupport.parkNanos(this, left);
+        return true;
     }
 
     /** Agent thread, from the idle strategy: parks until woken or the nearest timer. */
     void sleep() {
-        long wait = Math.min(nextTimer - System.nanoTime(), MAX_SLEEP_NANOS);
+        long wait = Math.min(nextTimerHint - System.nanoTime(), MAX_SLEEP_NANOS);
         if (wait <= 0) {
             return;
         }
@@ -331,6 +477,23 @@ final class EngineAgent implements Agent {
     /** Agent thread, after the runner stopped: fails what is left (normally nothing). */
     @Override
     public void onClose() {
+        // an application thread that entered invoke before the stop may still be in a duty cycle
+        long giveUp = System.nanoTime() + 1_000_000_000L;
+        while (!claim()) {
+            if (System.nanoTime() - giveUp > 0) {
+                errorHandler.onError(new IllegalStateException(name + ": a duty cycle did not end within 1 s"));
+                return;
+            }
+            Thread.yield();
+        }
+        try {
+            closeAll();
+        } finally {
+            release();
+        }
+    }
+
+    private void closeAll() {
         ConnectionEngine e;
         while ((e = added.poll()) != null) {
             all.add(e);

@@ -15,6 +15,10 @@ import org.agrona.concurrent.AgentTerminationException;
  * A new connection goes to the least loaded agent (ties: round robin) and stays there; that agent's
  * thread alone touches its state. Each agent runs on an Agrona {@link AgentRunner} with its own
  * thread {@code virtuoso-engine-<n>}; the group's owner stops them with {@link #close(long)}.
+ *
+ * <p>With {@code invokeOnPoll}, an application thread polling a connection's completions runs that
+ * connection's agent's duty cycle itself and the agent's thread stands back meanwhile (Aeron's agent
+ * invoker; see {@link EngineAgent}): a request-response exchange then crosses no engine thread.
  */
 public final class EngineGroup implements AutoCloseable {
     /** Agents when none are configured: the machine's processors, at most 4. */
@@ -26,6 +30,7 @@ public final class EngineGroup implements AutoCloseable {
     private static final long DEFAULT_CLOSE_MILLIS = 5000;
 
     private final long activeSpinNanos;
+    private final boolean invokeOnPoll;
     private final EngineAgent[] agents;
     private final AgentRunner[] runners;
     private final Thread[] threads;
@@ -38,7 +43,7 @@ public final class EngineGroup implements AutoCloseable {
 
     /** @param size number of agents (threads), at least 1 */
     public EngineGroup(int size) {
-        this(size, EngineAgent.WAKE_QUEUE, DEFAULT_ACTIVE_SPIN_NANOS);
+        this(size, EngineAgent.WAKE_QUEUE, DEFAULT_ACTIVE_SPIN_NANOS, false);
     }
 
     /**
@@ -47,15 +52,25 @@ public final class EngineGroup implements AutoCloseable {
      *     after its last data-path work before it may go quiet; 0: after a few idle duty cycles
      */
     public EngineGroup(int size, long activeSpinNanos) {
-        this(size, EngineAgent.WAKE_QUEUE, activeSpinNanos);
+        this(size, EngineAgent.WAKE_QUEUE, activeSpinNanos, false);
+    }
+
+    /**
+     * @param size number of agents (threads), at least 1
+     * @param activeSpinNanos see {@link #EngineGroup(int, long)}
+     * @param invokeOnPoll application threads polling a connection's completions run its agent's duty
+     *     cycles (the agent's thread stands back while they do)
+     */
+    public EngineGroup(int size, long activeSpinNanos, boolean invokeOnPoll) {
+        this(size, EngineAgent.WAKE_QUEUE, activeSpinNanos, invokeOnPoll);
     }
 
     /** @param wakeQueue capacity of each agent's wake-up queue (tests make it small to overflow it) */
     static EngineGroup withWakeQueue(int size, int wakeQueue) {
-        return new EngineGroup(size, wakeQueue, DEFAULT_ACTIVE_SPIN_NANOS);
+        return new EngineGroup(size, wakeQueue, DEFAULT_ACTIVE_SPIN_NANOS, false);
     }
 
-    private EngineGroup(int size, int wakeQueue, long activeSpinNanos) {
+    private EngineGroup(int size, int wakeQueue, long activeSpinNanos, boolean invokeOnPoll) {
         if (size < 1) {
             throw new IllegalArgumentException("an engine group needs at least one agent: " + size);
         }
@@ -63,11 +78,12 @@ public final class EngineGroup implements AutoCloseable {
             throw new IllegalArgumentException("negative backoff window: " + activeSpinNanos);
         }
         this.activeSpinNanos = activeSpinNanos;
+        this.invokeOnPoll = invokeOnPoll;
         agents = new EngineAgent[size];
         runners = new AgentRunner[size];
         threads = new Thread[size];
         for (int i = 0; i < size; i++) {
-            agents[i] = new EngineAgent(i, wakeQueue, activeSpinNanos);
+            agents[i] = new EngineAgent(i, wakeQueue, activeSpinNanos, invokeOnPoll, this::error);
             runners[i] = new AgentRunner(new EngineIdleStrategy(agents[i]), this::error, null, agents[i]);
         }
         for (int i = 0; i < size; i++) {
@@ -92,6 +108,29 @@ public final class EngineGroup implements AutoCloseable {
     /** @return the backoff window after data-path work, nanoseconds */
     public long activeSpinNanos() {
         return activeSpinNanos;
+    }
+
+    /** @return whether application threads polling completions run the agents' duty cycles */
+    public boolean invokeOnPoll() {
+        return invokeOnPoll;
+    }
+
+    /** @return duty cycles application threads ran so far ({@link #invokeOnPoll()}) */
+    public long invokes() {
+        long n = 0;
+        for (EngineAgent a : agents) {
+            n += a.invokes();
+        }
+        return n;
+    }
+
+    /** @return times the agents' threads stood back for application threads running their duty cycles */
+    public long standBacks() {
+        long n = 0;
+        for (EngineAgent a : agents) {
+            n += a.standBacks();
+        }
+        return n;
     }
 
     /** @return the number of agents */

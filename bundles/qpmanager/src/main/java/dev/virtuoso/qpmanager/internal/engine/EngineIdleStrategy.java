@@ -7,7 +7,8 @@ import org.agrona.concurrent.IdleStrategy;
  * work within the agent's backoff window) it spins, then yields, as Agrona's backoff strategy does,
  * so a busy data path or a request-response exchange is not delayed by a park and a wake-up; once
  * every connection is quiet it parks until a wake-up or the nearest timer
- * ({@link EngineAgent#sleep}), so quiet connections cost no CPU.
+ * ({@link EngineAgent#sleep}), so quiet connections cost no CPU. While application threads run
+ * the agent's duty cycles ({@code invokeOnPoll}) it stands back ({@link EngineAgent#standBack}).
  */
 final class EngineIdleStrategy implements IdleStrategy {
     private static final int SPINS = 16;
@@ -30,6 +31,10 @@ final class EngineIdleStrategy implements IdleStrategy {
 
     @Override
     public void idle() {
+        if (agent.standBack()) {
+            idleCycles = 0;
+            return;
+        }
         if (agent.busy()) {
             if (idleCycles++ < SPINS) {
                 Thread.onSpinWait();

@@ -58,12 +58,15 @@ public final class MpConnection implements MultipathConnection {
     private volatile ConnectionState state = ConnectionState.ESTABLISHED;
     private volatile String endReason;
     private final ConnectionEngine engine;
+    /** The engine's agent if polling threads run it ({@code invokeOnPoll}), else null. */
+    private final EngineAgent invoker;
     private final VerbsResources res;
 
     MpConnection(String id, InetSocketAddress remoteBootstrap, ConnectOptions options, ConnectionEngine engine,
             VerbsResources res) {
         this.id = id;
         this.engine = engine;
+        this.invoker = engine != null && engine.agent().invokeOnPoll() ? engine.agent() : null;
         this.res = res;
         this.remoteBootstrap = remoteBootstrap;
         this.options = options;
@@ -282,8 +285,23 @@ public final class MpConnection implements MultipathConnection {
         (c.opcode() == MpOpcode.RECV ? recvPermits : sendPermits).incrementAndGet();
     }
 
+    /** Polling thread: runs the engine's duty cycle here if the engine runs on polls. */
+    private void invokeEngine() {
+        if (invoker != null) {
+            invoker.invoke();
+        }
+    }
+
+    /** Thread about to block on the engine: its agent's thread takes the duty cycles back. */
+    private void handBackEngine() {
+        if (invoker != null) {
+            invoker.handBack();
+        }
+    }
+
     @Override
     public int pollCompletions(MpCompletion[] out) {
+        invokeEngine();
         int n = 0;
         while (n < out.length && completions.poll(out[n])) {
             release(out[n]);
@@ -302,6 +320,7 @@ public final class MpConnection implements MultipathConnection {
         long deadline = start + unit.toNanos(timeout);
         long spinEnd = start + Math.min(AWAIT_SPIN_NANOS, unit.toNanos(timeout));
         for (int spins = 0; spinEnd - System.nanoTime() > 0; spins++) {
+            invokeEngine();
             if (completions.poll(out)) {
                 release(out);
                 return true;
@@ -312,6 +331,7 @@ public final class MpConnection implements MultipathConnection {
                 Thread.yield();
             }
         }
+        handBackEngine();
         synchronized (waitLock) {
             waiters++;
             try {
@@ -342,6 +362,7 @@ public final class MpConnection implements MultipathConnection {
         }
         CompletableFuture<List<PathStats>> f = new CompletableFuture<>();
         engine.command(e -> f.complete(e.pathStatsNow()));
+        handBackEngine();
         try {
             return f.get(COMMAND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -371,6 +392,7 @@ public final class MpConnection implements MultipathConnection {
     }
 
     private <T> T await(CompletableFuture<T> f, long millis) throws VirtuosoException {
+        handBackEngine();
         try {
             return f.get(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -426,6 +448,7 @@ public final class MpConnection implements MultipathConnection {
     @Override
     public void disconnect(long timeout, TimeUnit unit) {
         engine.requestClose(unit.toNanos(timeout));
+        handBackEngine();
         engine.join(unit.toMillis(timeout) + COMMAND_TIMEOUT_MILLIS);
     }
 
@@ -441,6 +464,7 @@ public final class MpConnection implements MultipathConnection {
         }
         CompletableFuture<String> f = new CompletableFuture<>();
         engine.command(e -> f.complete(e.describe()));
+        handBackEngine();
         try {
             return f.get(COMMAND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -56,7 +56,10 @@ final class EngineRig implements AutoCloseable {
     static final int MAX_RECEIVES = 8;
 
     final ConnectOptions options;
-    final EngineAgent agent = new EngineAgent(0, 16, 0);
+    /** Invokable, so a test can run its duty cycles as an application thread would. */
+    final EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
+        throw new AssertionError("duty cycle failed", t);
+    });
     final ControlIo io;
     final Setup setup;
     final ConnectionEngine engine;

@@ -1,0 +1,237 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.ConnectOptions;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathListener;
+
+/**
+ * An engine group run by the application's polling threads ({@code invokeOnPoll}, Aeron's agent
+ * invoker): a thread polling completions runs the agent's duty cycle, one thread at a time holds
+ * it, the agent's own thread stands back while the application polls and takes over when it stops
+ * or blocks. Behaviour only: the latency it saves is the latency bench's.
+ */
+class EngineInvokerTest {
+    /** Heartbeats out of the way: only the test's own requests wake a connection. */
+    private static final CoreSettings NO_HEARTBEAT = new CoreSettings("soft", 128, ConnectOptions.MAX_PATHS, 4,
+            600_000, 1_200_000);
+    private static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private static Pair open(Fabric f) throws Exception {
+        try (MultipathListener l = f.connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                Fabric.options().device("b").build())) {
+            MultipathConnection c = f.connector.connect(l.localAddress(), Fabric.options().device("a").build());
+            MultipathConnection s = l.accept(30, TimeUnit.SECONDS);
+            assertTrue(s != null, "server side accepted");
+            return new Pair(new MultipathConnection[] {c, s}, 256 * 1024);
+        }
+    }
+
+    /** Spins on pollCompletions only (never awaitCompletion, which hands the engine back to block). */
+    private static MpCompletion spinFor(MultipathConnection c) {
+        MpCompletion[] one = {new MpCompletion()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (c.pollCompletions(one) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no completion within 30 s: " + ((MpConnection) c).describe());
+            }
+            Thread.onSpinWait();
+        }
+        return one[0];
+    }
+
+    @Test
+    void pollingThreadsRunTheEngineWhileItsThreadStandsBack() throws Exception {
+        EngineGroup engines = new EngineGroup(1, WINDOW_NANOS, true);
+        assertTrue(engines.invokeOnPoll());
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+            Pair p = open(f);
+            p.write(64); // set-up traffic done, the connection running
+            long invokes = engines.invokes();
+            long standBacks = engines.standBacks();
+            for (int i = 0; i < 200; i++) {
+                p.fill(p.clientBuf, 0, 256);
+                p.client.postWrite(1000 + i, p.clientMr, 0, 256, p.serverMr.remote(), 0);
+                MpCompletion c = spinFor(p.client);
+                assertEquals(1000 + i, c.wrId());
+                Pair.assertOk(c, MpOpcode.WRITE, 256);
+                Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, 256);
+            }
+            assertTrue(engines.invokes() - invokes >= 200, "each write's completion was polled through a duty cycle"
+                    + " of the polling thread: " + (engines.invokes() - invokes));
+            assertTrue(engines.standBacks() > standBacks, "the agent's thread stood back while the application polled");
+            assertEquals(0, engines.agentErrors());
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
+    void whenTheApplicationStopsPollingTheAgentsThreadRunsTheEngine() throws Exception {
+        EngineGroup engines = new EngineGroup(1, WINDOW_NANOS, true);
+        // 20 ms each way: the write completes long after the application's last poll and its lease
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0 delay=20ms")) {
+            Pair p = open(f);
+            p.write(64);
+            MpCompletion[] none = new MpCompletion[0];
+            p.client.pollCompletions(none); // a lease starts
+            p.fill(p.clientBuf, 0, 512);
+            p.client.postWrite(77, p.clientMr, 0, 512, p.serverMr.remote(), 0);
+            long invokes = engines.invokes();
+            long duties = engines.duties();
+            Thread.sleep(300); // nobody polls
+            assertEquals(invokes, engines.invokes(), "no application thread ran a duty cycle");
+            assertTrue(engines.duties() > duties, "the agent's thread ran the engine once the lease was over");
+            Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, 512);
+            MpCompletion c = new MpCompletion();
+            assertTrue(p.client.awaitCompletion(c, 1, TimeUnit.SECONDS), "the completion waits in the ring");
+            assertEquals(77, c.wrId());
+            Pair.assertOk(c, MpOpcode.WRITE, 512);
+            // blocking waits hand the engine back: an exchange whose completions come after the wait's spin
+            for (int i = 0; i < 5; i++) {
+                p.write(1024);
+                p.sendAll(100, 200);
+            }
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
+    void withoutInvokeOnPollPollingRunsNoDutyCycle() throws Exception {
+        EngineGroup engines = new EngineGroup(1, WINDOW_NANOS);
+        assertFalse(engines.invokeOnPoll());
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+            Pair p = open(f);
+            for (int i = 0; i < 20; i++) {
+                p.client.postWrite(i, p.clientMr, 0, 64, p.serverMr.remote(), 0);
+                assertEquals(i, spinFor(p.client).wrId());
+            }
+            assertEquals(0, engines.invokes());
+            assertEquals(0, engines.standBacks());
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
+    void manyPollingThreadsAndTheAgentNeverRunTheEngineAtOnce() throws Exception {
+        // threads that only poll (an empty array takes no completion but still runs a duty cycle) race
+        // the agent's thread and the test's own polls on one agent serving both ends; overlapping duty
+        // cycles would corrupt the engines' single-owner state and the checked transfers with it
+        EngineGroup engines = new EngineGroup(1, WINDOW_NANOS, true);
+        List<Thread> pollers = new ArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+            Pair p = open(f);
+            MpCompletion[] none = new MpCompletion[0];
+            for (int t = 0; t < 3; t++) {
+                MultipathConnection c = t % 2 == 0 ? p.client : p.server;
+                Thread th = new Thread(() -> {
+                    try {
+                        while (!stop.get()) {
+                            c.pollCompletions(none);
+                            if (ThreadLocalRandom.current().nextInt(64) == 0) {
+                                Thread.yield(); // let the agent's thread in now and then
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failed.set(e);
+                    }
+                }, "invoker-test-" + t);
+                pollers.add(th);
+                th.start();
+            }
+            long invokes = engines.invokes();
+            for (int round = 0; round < 30; round++) {
+                p.write(8192);
+                p.read(4096);
+                p.sendAll(64, 5000, 70_000, 8);
+            }
+            assertTrue(engines.invokes() > invokes, "the polling threads ran duty cycles");
+        } finally {
+            stop.set(true);
+            for (Thread t : pollers) {
+                t.join(10_000);
+            }
+            assertTrue(engines.close(10_000));
+        }
+        if (failed.get() != null) {
+            throw new AssertionError("a polling thread failed", failed.get());
+        }
+        assertEquals(0, engines.agentErrors());
+    }
+
+    @Test
+    void aDutyCycleHasOneOwnerAndIsNotReentered() throws Exception {
+        try (EngineRig rig = new EngineRig()) {
+            EngineAgent agent = rig.agent;
+            AtomicBoolean inside = new AtomicBoolean();
+            AtomicInteger nested = new AtomicInteger(-1);
+            AtomicInteger otherThread = new AtomicInteger(-1);
+            AtomicInteger agentThread = new AtomicInteger(-1);
+            rig.onPoll = () -> {
+                inside.set(agent.inDuty());
+                nested.set(agent.invoke());
+                Thread t = new Thread(() -> {
+                    otherThread.set(agent.invoke());
+                    agentThread.set(agent.doWork());
+                }, "invoker-test-other");
+                t.start();
+                try {
+                    t.join(10_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            agent.add(rig.engine);
+            assertTrue(agent.invoke() > 0, "the new connection's intake and cycle");
+            assertTrue(inside.get(), "the invoking thread is in the duty cycle");
+            assertEquals(0, nested.get(), "a nested invoke does not run a second cycle");
+            assertEquals(0, otherThread.get(), "another application thread does not run one meanwhile");
+            assertEquals(0, agentThread.get(), "nor does the agent's own thread");
+            assertEquals(1, agent.invokes(), "only the cycle that ran counts");
+            assertFalse(agent.inDuty(), "out of the cycle");
+        }
+    }
+
+    @Test
+    void theLeaseMakesTheAgentStandBackUntilHandedBack() {
+        EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
+            throw new AssertionError(t);
+        });
+        assertFalse(agent.standBack(), "nobody invoked yet");
+        assertEquals(0, agent.invoke(), "nothing to run");
+        assertEquals(1, agent.invokes());
+        assertTrue(agent.standBack(), "an application thread invoked within the lease");
+        assertEquals(1, agent.standBacks());
+        agent.handBack();
+        assertFalse(agent.standBack(), "handed back");
+        agent.stop();
+        assertEquals(0, agent.invoke(), "a stopped agent runs nothing");
+        assertEquals(1, agent.invokes());
+
+        EngineAgent plain = new EngineAgent(0, 16, 0);
+        assertEquals(0, plain.invoke());
+        assertEquals(0, plain.invokes(), "not invokable");
+        assertFalse(plain.standBack());
+    }
+}

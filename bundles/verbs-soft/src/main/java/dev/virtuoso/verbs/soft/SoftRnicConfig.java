@@ -17,7 +17,7 @@ import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
  *
  * <p>Defaults: vNIC 127.0.0.1, UDP port 4791, UDP wire, ICRC check on, UDP source port of a
  * connected QP's packets checked, window 128 packets, AckReq every 32 packets, READs issued in requests of at most 32
- * packets, 20 us spin before parking.
+ * packets, 20 us spin before parking, no yielding phase.
  */
 public final class SoftRnicConfig {
     /** The RoCEv2 UDP port. */
@@ -35,6 +35,7 @@ public final class SoftRnicConfig {
     private final int txBurst;
     private final int rxBatch;
     private final long spinNanos;
+    private final long yieldNanos;
     private final long maxParkNanos;
     private final int maxQueueWr;
     private final int maxCqe;
@@ -55,6 +56,7 @@ public final class SoftRnicConfig {
         txBurst = b.txBurst;
         rxBatch = b.rxBatch;
         spinNanos = b.spinNanos;
+        yieldNanos = b.yieldNanos;
         maxParkNanos = b.maxParkNanos;
         maxQueueWr = b.maxQueueWr;
         maxCqe = b.maxCqe;
@@ -134,6 +136,11 @@ public final class SoftRnicConfig {
         return spinNanos;
     }
 
+    /** @return how long an idle engine yields the processor in a loop after its spin, before parking */
+    public long yieldNanos() {
+        return yieldNanos;
+    }
+
     /** @return the longest park when no timer is due */
     public long maxParkNanos() {
         return maxParkNanos;
@@ -204,6 +211,7 @@ public final class SoftRnicConfig {
         private int txBurst = 32;
         private int rxBatch = 64;
         private long spinNanos = 20_000;
+        private long yieldNanos;
         private long maxParkNanos = 10_000_000;
         private int maxQueueWr = 16384;
         private int maxCqe = 1 << 20;
@@ -338,6 +346,18 @@ public final class SoftRnicConfig {
         /** @param nanos spin time of an idle engine before it parks @return this */
         public Builder spinNanos(long nanos) {
             spinNanos = Math.max(0, nanos);
+            return this;
+        }
+
+        /**
+         * @param nanos how long an idle engine, after its spin, calls {@link Thread#yield()} in a loop
+         *     before it parks: on a machine with fewer cores than busy threads, a packet that arrives
+         *     then is taken without a thread wake-up (tens of microseconds on a VM), while the other
+         *     threads still get the processor; it costs a core's time slices while traffic trickles
+         * @return this
+         */
+        public Builder yieldNanos(long nanos) {
+            yieldNanos = Math.max(0, nanos);
             return this;
         }
 

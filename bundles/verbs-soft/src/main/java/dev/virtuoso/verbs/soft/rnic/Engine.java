@@ -24,8 +24,9 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
  * run timers and transmit within the window. Control commands are also served between ports and
  * between QPs: a caller of a verb (modify, create, destroy) waits for its command, and with many
  * busy QPs a whole cycle takes milliseconds (a core engine repairing one path must not stall the
- * others for that long). When a cycle does no work it spins briefly, then
- * parks in {@link Wire#await} until a datagram, a doorbell or the next timer. A retransmit timer
+ * others for that long). When a cycle does no work it spins briefly, then yields for a while if so
+ * configured ({@link SoftRnicConfig#yieldNanos()}), then parks in {@link Wire#await} until a
+ * datagram, a doorbell or the next timer. A retransmit timer
  * that has run out first drains the ports ({@link #drainPorts}) and is then checked again.
  *
  * <p>Nothing thrown by packet processing escapes: it is counted as malformed input.
@@ -54,6 +55,7 @@ final class Engine implements Runnable, DatagramHandler {
     private final int rxBatch;
     private final boolean icrcCheck;
     private final long spinNanos;
+    private final long yieldNanos;
     private final long maxParkNanos;
     private SoftQp[] qps = new SoftQp[0];
     private final IntMap<SoftQp> byNum = new IntMap<>();
@@ -72,6 +74,7 @@ final class Engine implements Runnable, DatagramHandler {
         this.rxBatch = c.rxBatch();
         this.icrcCheck = c.icrcCheck();
         this.spinNanos = c.spinNanos();
+        this.yieldNanos = c.yieldNanos();
         this.maxParkNanos = c.maxParkNanos();
     }
 
@@ -98,6 +101,8 @@ final class Engine implements Runnable, DatagramHandler {
                     idleSince = now;
                 } else if (now - idleSince < spinNanos) {
                     Thread.onSpinWait();
+                } else if (now - idleSince < spinNanos + yieldNanos) {
+                    Thread.yield();
                 } else {
                     park();
                 }

@@ -29,11 +29,13 @@ import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
  * as the raw QP side spins on its CQ, so the two differ only by the multipath layer. The
  * connection uses what the binding makes the default (lb-proportional, cc-fixed) and the split
  * threshold given (default: ConnectOptions' own); the multipath rows are repeated for every engine
- * backoff window given ({@code EngineGroup}'s {@code activeSpinNanos}, in microseconds; 0 is the
- * engine without it), and report how often the engine agents parked per round trip.
+ * given: a backoff window ({@code EngineGroup}'s {@code activeSpinNanos}, in microseconds; 0 is the
+ * engine without it), with the suffix {@code p} for an engine group run by the polling application
+ * threads ({@code invokeOnPoll}, column {@code engine_driver} {@code poll}; else {@code agent}), and
+ * report how often the engine agents parked per round trip.
  *
  * <pre>
- * LatencyBench [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD] [SPIN_US[,SPIN_US...]]
+ * LatencyBench [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD] [SPIN_US[p][,SPIN_US[p]...]]
  * </pre>
  * Wires: {@code fabric} (in-process fabric), {@code udp} (the UDP wire over loopback addresses in
  * one process), {@code veth} (the UDP wire between two processes in two network namespaces joined
@@ -44,10 +46,39 @@ import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
 public final class LatencyBench {
     static final int[] SIZES = {8, 4096, 65536, 1 << 20};
     static final String HEADER = "wire,system,paths,bytes,engine_spin_us,p50_us,p99_us,p999_us,samples,"
-            + "agent_parks_per_rt,cq_events_per_rt";
+            + "agent_parks_per_rt,cq_events_per_rt,engine_driver";
+
+    /**
+     * One engine configuration of the multipath rows.
+     *
+     * @param spinMicros the engine group's backoff window, microseconds
+     * @param invokeOnPoll whether the polling application threads run the engine's duty cycles
+     */
+    record Engine(long spinMicros, boolean invokeOnPoll) {
+        Engine {
+            if (spinMicros < 0) {
+                throw new IllegalArgumentException("negative backoff window: " + spinMicros);
+            }
+        }
+
+        /** @param token {@code SPIN_US} or {@code SPIN_US p} */
+        static Engine parse(String token) {
+            boolean poll = token.endsWith("p");
+            return new Engine(Long.parseLong(poll ? token.substring(0, token.length() - 1) : token), poll);
+        }
+
+        @Override
+        public String toString() {
+            return spinMicros + (invokeOnPoll ? "p" : "");
+        }
+
+        String driver() {
+            return invokeOnPoll ? "poll" : "agent";
+        }
+    }
 
     /** What one run measures: the same on both ends of a two-process run. */
-    record Plan(int iterations, int threshold, long[] spinMicros) {
+    record Plan(int iterations, int threshold, Engine[] engines) {
         ConnectOptions options() {
             return ConnectOptions.builder().provider("soft").loadBalancer(ProportionalPolicy.NAME)
                     .congestionAvoidance(FixedChunkPolicy.NAME).splitThreshold(threshold).build();
@@ -55,18 +86,14 @@ public final class LatencyBench {
 
         String spins() {
             StringBuilder b = new StringBuilder();
-            for (long s : spinMicros) {
-                b.append(b.length() > 0 ? "," : "").append(s);
+            for (Engine e : engines) {
+                b.append(b.length() > 0 ? "," : "").append(e);
             }
             return b.toString();
         }
 
-        static long[] parseSpins(String s) {
-            return Arrays.stream(s.split(",")).mapToLong(Long::parseLong).peek(v -> {
-                if (v < 0) {
-                    throw new IllegalArgumentException("negative backoff window: " + v);
-                }
-            }).toArray();
+        static Engine[] parseSpins(String s) {
+            return Arrays.stream(s.split(",")).map(Engine::parse).toArray(Engine[]::new);
         }
     }
 
@@ -77,18 +104,20 @@ public final class LatencyBench {
         List<String> wires = List.of("both", "fabric", "udp", "veth", "all");
         if (args.length > 4 || (args.length > 0 && !wires.contains(args[0]))) {
             System.err.println("usage: LatencyBench [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD]"
-                    + " [SPIN_US[,SPIN_US...]]");
+                    + " [SPIN_US[p][,SPIN_US[p]...]]");
             System.exit(2);
         }
         String which = args.length > 0 ? args[0] : "both";
         Plan plan = new Plan(args.length > 1 ? Integer.parseInt(args[1]) : 2000,
                 args.length > 2 ? Integer.parseInt(args[2]) : ConnectOptions.builder().build().splitThreshold(),
                 args.length > 3 ? Plan.parseSpins(args[3])
-                        : new long[] {TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS)});
+                        : new Engine[] {new Engine(TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS),
+                                false)});
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# latency (half round trip, us); %d iterations per row (1 MiB: %d), split threshold"
-                + " %d B, engine backoff windows %s us, load average at start %s%n", plan.iterations(),
-                iters(plan.iterations(), 1 << 20), plan.threshold(), plan.spins(), loadAverage());
+                + " %d B, engines (backoff window us, p: run by the polling threads) %s, soft RNIC idle yield %d us,"
+                + " load average at start %s%n", plan.iterations(), iters(plan.iterations(), 1 << 20), plan.threshold(),
+                plan.spins(), LatencyRig.softYieldMicros(), loadAverage());
         out.println(HEADER);
         List<String> run = new ArrayList<>();
         if (!which.equals("veth")) {
@@ -108,16 +137,16 @@ public final class LatencyBench {
         int iterations = plan.iterations();
         // TCP has no fabric: its rows are the kernel's loopback, repeated for each wire as a reference
         for (int size : SIZES) {
-            report(out, wire, "tcp", 1, size, -1, TcpPingPong.run(size, iters(iterations, size)), -1, -1);
+            report(out, wire, "tcp", 1, size, null, TcpPingPong.run(size, iters(iterations, size)), -1, -1);
         }
-        try (LatencyRig rig = new LatencyRig(fabric, 1, 0)) {
+        try (LatencyRig rig = new LatencyRig(fabric, 1, new Engine(0, false))) {
             for (int size : SIZES) {
-                report(out, wire, "qp", 1, size, -1, RawQpPingPong.run(rig, size, iters(iterations, size)), -1, -1);
+                report(out, wire, "qp", 1, size, null, RawQpPingPong.run(rig, size, iters(iterations, size)), -1, -1);
             }
         }
         for (int paths : new int[] {1, 4}) {
-            for (long spin : plan.spinMicros()) {
-                try (LatencyRig rig = new LatencyRig(fabric, paths, TimeUnit.MICROSECONDS.toNanos(spin))) {
+            for (Engine spin : plan.engines()) {
+                try (LatencyRig rig = new LatencyRig(fabric, paths, spin)) {
                     MultipathConnection[] c = rig.connect(plan.options());
                     for (boolean writeNotify : new boolean[] {false, true}) {
                         for (int size : SIZES) {
@@ -142,19 +171,20 @@ public final class LatencyBench {
     }
 
     /**
-     * One CSV row; {@code spinMicros}, {@code parksPerRoundTrip} and {@code eventsPerRoundTrip}
+     * One CSV row; {@code engine} null, {@code parksPerRoundTrip} and {@code eventsPerRoundTrip}
      * negative for rows without an engine (printed as "-"): how often the engine agents (both ends)
      * parked, and how many completions reached them as CQ events through the event threads, per
      * round trip (warm-up included).
      */
-    static void report(PrintStream out, String wire, String system, int paths, int size, long spinMicros,
+    static void report(PrintStream out, String wire, String system, int paths, int size, Engine engine,
             long[] halfRtt, double parksPerRoundTrip, double eventsPerRoundTrip) {
         long[] s = halfRtt.clone();
         Arrays.sort(s);
-        out.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%.1f,%.1f,%.1f,%d,%s,%s%n", wire, system, paths, size,
-                spinMicros < 0 ? "-" : Long.toString(spinMicros), pct(s, 0.50) / 1e3, pct(s, 0.99) / 1e3,
+        out.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%.1f,%.1f,%.1f,%d,%s,%s,%s%n", wire, system, paths, size,
+                engine == null ? "-" : Long.toString(engine.spinMicros()), pct(s, 0.50) / 1e3, pct(s, 0.99) / 1e3,
                 pct(s, 0.999) / 1e3, s.length,
-                perRoundTrip(parksPerRoundTrip), perRoundTrip(eventsPerRoundTrip));
+                perRoundTrip(parksPerRoundTrip), perRoundTrip(eventsPerRoundTrip),
+                engine == null ? "-" : engine.driver());
         out.flush();
     }
 

@@ -51,7 +51,7 @@ public final class LatencyPeer {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 7 || !List.of("server", "client").contains(args[0])) {
-            System.err.println("usage: LatencyPeer server|client ITERATIONS SPLIT_THRESHOLD SPIN_US[,...] LOCAL_ADDRS"
+            System.err.println("usage: LatencyPeer server|client ITERATIONS SPLIT_THRESHOLD SPIN_US[p][,...] LOCAL_ADDRS"
                     + " PEER_ADDRS CONTROL_PORT");
             System.exit(2);
         }
@@ -80,7 +80,7 @@ public final class LatencyPeer {
             tcp(rows);
             qp(rows);
             for (int paths : new int[] {1, 4}) {
-                for (long spin : plan.spinMicros()) {
+                for (LatencyBench.Engine spin : plan.engines()) {
                     mp(rows, paths, spin);
                 }
             }
@@ -139,7 +139,7 @@ public final class LatencyPeer {
                 int port = in.readInt();
                 try (Socket s = new Socket()) {
                     s.connect(new InetSocketAddress(peers.get(0), port), 10_000);
-                    LatencyBench.report(rows, "veth", "tcp", 1, size, -1, TcpPingPong.measure(s, size, n), -1, -1);
+                    LatencyBench.report(rows, "veth", "tcp", 1, size, null, TcpPingPong.measure(s, size, n), -1, -1);
                 }
             }
             barrier();
@@ -147,7 +147,8 @@ public final class LatencyPeer {
     }
 
     private void qp(PrintStream rows) throws Exception {
-        try (LatencyRig rig = LatencyRig.device(device, locals.subList(0, 1), 0)) {
+        try (LatencyRig rig = LatencyRig.device(device, locals.subList(0, 1),
+                new LatencyBench.Engine(0, false))) {
             for (int size : LatencyBench.SIZES) {
                 int n = LatencyBench.iters(plan.iterations(), size);
                 try (RawQpPingPong.End end = new RawQpPingPong.End(rig.provider, device, size)) {
@@ -162,7 +163,7 @@ public final class LatencyPeer {
                     if (server) {
                         RawQpPingPong.echo(end, MpPingPong.total(n));
                     } else {
-                        LatencyBench.report(rows, "veth", "qp", 1, size, -1, RawQpPingPong.measure(end, n), -1, -1);
+                        LatencyBench.report(rows, "veth", "qp", 1, size, null, RawQpPingPong.measure(end, n), -1, -1);
                     }
                     barrier(); // both done before either QP goes away
                 }
@@ -170,9 +171,9 @@ public final class LatencyPeer {
         }
     }
 
-    private void mp(PrintStream rows, int paths, long spinMicros) throws Exception {
+    private void mp(PrintStream rows, int paths, LatencyBench.Engine engine) throws Exception {
         List<InetAddress> mine = locals.subList(0, paths);
-        try (LatencyRig rig = LatencyRig.device(device, mine, TimeUnit.MICROSECONDS.toNanos(spinMicros))) {
+        try (LatencyRig rig = LatencyRig.device(device, mine, engine)) {
             MultipathConnection c;
             var options = plan.options().toBuilder().device(device).localAddresses(mine).build();
             if (server) {
@@ -217,7 +218,7 @@ public final class LatencyPeer {
                         long theirParks = in.readLong();
                         long theirEvents = in.readLong();
                         LatencyBench.report(rows, "veth", writeNotify ? "mp_write_notify" : "mp_send", paths, size,
-                                spinMicros, s, (double) (myParks + theirParks) / rt,
+                                engine, s, (double) (myParks + theirParks) / rt,
                                 (double) (myEvents + theirEvents) / rt);
                     }
                     barrier(); // both done before the regions close

@@ -27,7 +27,8 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 /**
  * Soft RNICs and a connector with the policies the binding ranks as the default (lb-proportional,
  * cc-fixed) and lb-adaptive registered under their names, on an engine group of the default size with the given
- * backoff window. In one process ({@link #LatencyRig(boolean, int, long)}): devices a and b with
+ * backoff window, run by its agents or by the polling threads. Soft RNICs yield for {@link #softYieldMicros}
+ * when idle. In one process ({@link #LatencyRig(boolean, int, LatencyBench.Engine)}): devices a and b with
  * {@code paths} vNICs each, on the in-process fabric (unshaped links) or on the UDP wire over
  * loopback (a: 127.0.1.i, b: 127.0.2.i); {@link #connect} makes one multipath connection between
  * them. For one end of a two-process run ({@link #device}): one device on the UDP wire. {@link
@@ -42,12 +43,12 @@ final class LatencyRig implements AutoCloseable {
     private final FabricNetwork network;
     private final List<AutoCloseable> open = new ArrayList<>();
 
-    LatencyRig(boolean fabric, int paths, long spinNanos) {
-        this(fabric, paths, spinNanos, LinkSpec.UNLIMITED);
+    LatencyRig(boolean fabric, int paths, LatencyBench.Engine engine) {
+        this(fabric, paths, engine, LinkSpec.UNLIMITED);
     }
 
     /** @param link every fabric link's spec (rate, delay); ignored on the UDP wire */
-    LatencyRig(boolean fabric, int paths, long spinNanos, LinkSpec link) {
+    LatencyRig(boolean fabric, int paths, LatencyBench.Engine engine, LinkSpec link) {
         for (int i = 0; i < paths; i++) {
             a.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
             b.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
@@ -59,30 +60,53 @@ final class LatencyRig implements AutoCloseable {
             for (int i = 0; i < paths; i++) {
                 network.link(a.get(i), b.get(i), link);
             }
-            provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).fabric(network, "a").build(),
-                    SoftRnicConfig.builder("b").addresses(b).fabric(network, "b").build());
+            provider = new SoftVerbsProvider(soft("a").addresses(a).fabric(network, "a").build(),
+                    soft("b").addresses(b).fabric(network, "b").build());
         } else {
             network = null;
             // port 0: each device's UDP sockets take a free port (two devices on one host)
-            provider = new SoftVerbsProvider(SoftRnicConfig.builder("a").addresses(a).udpPort(0).build(),
-                    SoftRnicConfig.builder("b").addresses(b).udpPort(0).build());
+            provider = new SoftVerbsProvider(soft("a").addresses(a).udpPort(0).build(),
+                    soft("b").addresses(b).udpPort(0).build());
         }
-        engines = new EngineGroup(EngineGroup.defaultSize(), spinNanos);
+        engines = engines(engine);
         connector = connector(provider, engines);
     }
 
-    private LatencyRig(SoftVerbsProvider provider, List<InetAddress> addresses, long spinNanos) {
+    private LatencyRig(SoftVerbsProvider provider, List<InetAddress> addresses, LatencyBench.Engine engine) {
         this.network = null;
         this.provider = provider;
         a.addAll(addresses);
-        engines = new EngineGroup(EngineGroup.defaultSize(), spinNanos);
+        engines = engines(engine);
         connector = connector(provider, engines);
     }
 
     /** One end of a two-process run: device {@code name} on the UDP wire (port 4791) over {@code addresses}. */
-    static LatencyRig device(String name, List<InetAddress> addresses, long spinNanos) {
-        return new LatencyRig(new SoftVerbsProvider(SoftRnicConfig.builder(name).addresses(addresses).build()),
-                addresses, spinNanos);
+    static LatencyRig device(String name, List<InetAddress> addresses, LatencyBench.Engine engine) {
+        return new LatencyRig(new SoftVerbsProvider(soft(name).addresses(addresses).build()),
+                addresses, engine);
+    }
+
+    /**
+     * Microseconds an idle soft RNIC engine yields after its spin before it parks, in every latency
+     * rig: {@code -Dlatency.softYieldMicros}, default 200. Request-response traffic on a machine with
+     * fewer cores than busy threads otherwise pays a thread wake-up per packet, and whether it does
+     * flips from row to row (see docs/latency.md); 0 is the soft RNIC's own default.
+     */
+    static long softYieldMicros() {
+        long v = Long.getLong("latency.softYieldMicros", 200);
+        if (v < 0) {
+            throw new IllegalArgumentException("latency.softYieldMicros must be 0 or more: " + v);
+        }
+        return v;
+    }
+
+    private static SoftRnicConfig.Builder soft(String name) {
+        return SoftRnicConfig.builder(name).yieldNanos(TimeUnit.MICROSECONDS.toNanos(softYieldMicros()));
+    }
+
+    private static EngineGroup engines(LatencyBench.Engine engine) {
+        return new EngineGroup(EngineGroup.defaultSize(), TimeUnit.MICROSECONDS.toNanos(engine.spinMicros()),
+                engine.invokeOnPoll());
     }
 
     private static Connector connector(SoftVerbsProvider provider, EngineGroup engines) {

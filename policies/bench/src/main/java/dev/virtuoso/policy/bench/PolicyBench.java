@@ -29,6 +29,11 @@ public final class PolicyBench {
             SplitLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("latency-rounds")) {
+            // "latency-rounds [both|fabric|udp] [ROUNDS] [ITERATIONS] [SPIN_US[p],...]": see RoundsLatency
+            RoundsLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("latency")) {
             // "latency [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD] [SPIN_US,...]": see LatencyBench
             LatencyBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));

@@ -44,15 +44,17 @@ final class SplitLatency {
         LinkSpec link = LinkSpec.parse(linkText);
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# split latency (half round trip, us), %d paths, %d iterations per row (1 MiB: %d),"
-                + " sizes %s, fabric links '%s', load average at start %s%n", PATHS, iterations,
-                LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText, LatencyBench.loadAverage());
+                + " sizes %s, fabric links '%s', soft RNIC idle yield %d us, load average at start %s%n", PATHS,
+                iterations, LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText,
+                LatencyRig.softYieldMicros(), LatencyBench.loadAverage());
         out.println("wire,system,paths,bytes,placement,p50_us,p99_us,p999_us,samples");
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
             for (boolean split : new boolean[] {false, true}) {
-                ConnectOptions o = new LatencyBench.Plan(iterations, split ? 1 : Integer.MAX_VALUE, new long[0])
+                ConnectOptions o = new LatencyBench.Plan(iterations, split ? 1 : Integer.MAX_VALUE, new LatencyBench.Engine[0])
                         .options();
                 try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), PATHS,
-                        EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS, link)) {
+                        new LatencyBench.Engine(TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS),
+                                false), link)) {
                     MultipathConnection[] c = rig.connect(o);
                     for (boolean writeNotify : new boolean[] {false, true}) {
                         for (int size : SIZES) {

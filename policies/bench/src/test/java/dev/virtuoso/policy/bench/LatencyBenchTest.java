@@ -29,8 +29,9 @@ class LatencyBenchTest {
 
     @Test
     void multipathAndRawPingPongsReturnOneSamplePerRoundTrip() throws Exception {
-        try (LatencyRig rig = new LatencyRig(true, 2, 250_000)) {
-            MultipathConnection[] c = rig.connect(new LatencyBench.Plan(20, 65536, new long[] {250}).options());
+        try (LatencyRig rig = new LatencyRig(true, 2, new LatencyBench.Engine(250, false))) {
+            MultipathConnection[] c = rig.connect(new LatencyBench.Plan(20, 65536,
+                    LatencyBench.Plan.parseSpins("250")).options());
             for (boolean writeNotify : new boolean[] {false, true}) {
                 for (int size : new int[] {8, 4096, 100_000}) {
                     long[] s = MpPingPong.run(c, size, 20, writeNotify);
@@ -50,18 +51,26 @@ class LatencyBenchTest {
     void rowsCarryTheEngineCountersOrDashes() {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(b, true, StandardCharsets.UTF_8);
-        LatencyBench.report(out, "fabric", "qp", 1, 8, -1, new long[] {2000, 1000, 3000}, -1, -1);
-        LatencyBench.report(out, "fabric", "mp_send", 4, 8, 250, new long[] {1000}, 0.5, 0.25);
+        LatencyBench.report(out, "fabric", "qp", 1, 8, null, new long[] {2000, 1000, 3000}, -1, -1);
+        LatencyBench.report(out, "fabric", "mp_send", 4, 8, new LatencyBench.Engine(250, false), new long[] {1000},
+                0.5, 0.25);
+        LatencyBench.report(out, "fabric", "mp_send", 4, 8, LatencyBench.Engine.parse("250p"), new long[] {1000},
+                0.5, 0.25);
         String[] lines = text(b).split("\n");
-        assertEquals("fabric,qp,1,8,-,2.0,3.0,3.0,3,-,-", lines[0]);
-        assertEquals("fabric,mp_send,4,8,250,1.0,1.0,1.0,1,0.50,0.25", lines[1]);
+        assertEquals("fabric,qp,1,8,-,2.0,3.0,3.0,3,-,-,-", lines[0]);
+        assertEquals("fabric,mp_send,4,8,250,1.0,1.0,1.0,1,0.50,0.25,agent", lines[1]);
+        assertEquals("fabric,mp_send,4,8,250,1.0,1.0,1.0,1,0.50,0.25,poll", lines[2]);
         assertEquals(LatencyBench.HEADER.split(",").length, lines[1].split(",").length);
     }
 
     @Test
     void negativeWindowsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> LatencyBench.Plan.parseSpins("0,-1"));
-        assertEquals(List.of(0L, 250L), java.util.Arrays.stream(LatencyBench.Plan.parseSpins("0,250")).boxed().toList());
+        assertThrows(IllegalArgumentException.class, () -> LatencyBench.Plan.parseSpins("250q"));
+        assertEquals(List.of(new LatencyBench.Engine(0, false), new LatencyBench.Engine(250, true)),
+                List.of(LatencyBench.Plan.parseSpins("0,250p")));
+        assertEquals("0,250p", new LatencyBench.Plan(1, 1, LatencyBench.Plan.parseSpins("0,250p")).spins(),
+                "the plan travels to the veth peers as text");
     }
 
     @Test
@@ -70,7 +79,7 @@ class LatencyBenchTest {
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
         }
-        LatencyBench.Plan plan = new LatencyBench.Plan(20, 65536, new long[] {250});
+        LatencyBench.Plan plan = new LatencyBench.Plan(20, 65536, LatencyBench.Plan.parseSpins("250p"));
         List<String> a = List.of("127.0.3.1", "127.0.3.2", "127.0.3.3", "127.0.3.4");
         List<String> b = List.of("127.0.4.1", "127.0.4.2", "127.0.4.3", "127.0.4.4");
         LatencyPeer server = new LatencyPeer(true, plan, LatencyPeer.addresses(String.join(",", b)),
@@ -98,6 +107,7 @@ class LatencyBenchTest {
         assertEquals(4, lines.stream().filter(l -> l.startsWith("veth,tcp,")).count());
         assertEquals(4, lines.stream().filter(l -> l.startsWith("veth,qp,")).count());
         assertEquals(8, lines.stream().filter(l -> l.startsWith("veth,mp_send,")).count());
+        assertEquals(16, lines.stream().filter(l -> l.endsWith(",poll")).count(), "the peers ran the plan's engine");
         assertEquals(8, lines.stream().filter(l -> l.startsWith("veth,mp_write_notify,4,")
                 || l.startsWith("veth,mp_write_notify,1,")).count());
     }
@@ -108,7 +118,7 @@ class LatencyBenchTest {
         assumeTrue(missing != null, "this machine can run the veth wire (root, iproute2): nothing to skip");
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         VethLatency.run(new PrintStream(b, true, StandardCharsets.UTF_8), new LatencyBench.Plan(20, 65536,
-                new long[] {250}));
+                LatencyBench.Plan.parseSpins("250")));
         assertEquals("# veth: skipped, " + missing, text(b).trim());
     }
 

@@ -2,6 +2,7 @@ package dev.virtuoso.qpmanager.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -150,6 +151,7 @@ class ConnectorComponentConfigTest {
         try {
             assertEquals(1, c.engines().size());
             assertEquals(7_000, c.engines().activeSpinNanos());
+            assertFalse(c.engines().invokeOnPoll(), "agents run the engine unless configured otherwise");
             assertArrayEquals(Files.readAllBytes(s), (byte[]) get(c, "secret"));
             assertNull(get(c, "publisher"), "not publishing");
             Object connector = get(c, "connector");
@@ -165,6 +167,17 @@ class ConnectorComponentConfigTest {
             c.deactivate();
         }
         assertEquals(List.of(), c.engines().threads(), "deactivation stopped the agents");
+    }
+
+    @Test
+    void engineInvokeOnPollMakesTheGroupRunOnPolls() throws Exception {
+        ConnectorComponent c = component();
+        c.activate(config(Map.of("engineAgents", 1, "engineInvokeOnPoll", true, "publishConnections", false)), null);
+        try {
+            assertTrue(c.engines().invokeOnPoll());
+        } finally {
+            c.deactivate();
+        }
     }
 
     @Test

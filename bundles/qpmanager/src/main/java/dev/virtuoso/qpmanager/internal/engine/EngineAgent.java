@@ -54,6 +54,12 @@ final class EngineAgent implements Agent {
     static final int WAKE_QUEUE = 4096;
     /** How long the agent's thread stands back after an application thread ran a duty cycle. */
     static final long INVOKER_LEASE_NANOS = 1_000_000L;
+    /**
+     * Duty cycles application threads must have run per lease for the agent's thread to stand back:
+     * a thread that polls only now and then would otherwise leave the agent's other connections
+     * waiting for its polls.
+     */
+    static final int MIN_INVOKES_PER_LEASE = 20;
 
     private final int index;
     private final String name;
@@ -89,6 +95,10 @@ final class EngineAgent implements Agent {
     private volatile long nextTimerHint = Long.MAX_VALUE;
     /** The thread holding the claim (written only by it, under the claim). */
     private Thread dutyThread;
+    // ---- agent thread only: how often application threads ran duty cycles lately
+    private long invokeRateAt = System.nanoTime();
+    private long invokeRateCount;
+    private boolean pollersContinuous;
     // ---- agent thread only
     private final List<ConnectionEngine> all = new ArrayList<>();
     private final List<ConnectionEngine> running = new ArrayList<>();
@@ -445,14 +455,26 @@ final class EngineAgent implements Agent {
     }
 
     /**
-     * Agent thread, from the idle strategy: while application threads run the duty cycles, parks
-     * until their lease runs out (or they hand back) instead of spinning beside them.
+     * Agent thread, from the idle strategy: while application threads keep running the duty
+     * cycles, parks until their lease runs out (or they hand back) instead of spinning beside them.
      *
      * @return true if it stood back (the strategy then starts over)
      */
     boolean standBack() {
-        long left = leaseEnd - System.nanoTime();
-        if (!invokeOnPoll || left <= 0 || stopping) {
+        if (!invokeOnPoll || stopping) {
+            return false;
+        }
+        long now = System.nanoTime();
+        long since = now - invokeRateAt;
+        if (since >= INVOKER_LEASE_NANOS) {
+            long n = invokes.get();
+            // at least MIN_INVOKES_PER_LEASE per lease over the time since the last look
+            pollersContinuous = (n - invokeRateCount) * INVOKER_LEASE_NANOS >= MIN_INVOKES_PER_LEASE * since;
+            invokeRateAt = now;
+            invokeRateCount = n;
+        }
+        long left = leaseEnd - now;
+        if (left <= 0 || !pollersContinuous) {
             return false;
         }
         standBacks.lazySet(standBacks.get() + 1);

@@ -4,15 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
-import dev.virtuoso.api.ConnectOptions;
-import dev.virtuoso.api.MultipathConnection;
-import dev.virtuoso.api.MultipathListener;
 
 /**
  * The engine agents' backoff window: data-path work keeps a connection running (polled, its agent
@@ -21,19 +16,11 @@ import dev.virtuoso.api.MultipathListener;
  * traffic (heartbeats) does not open the window. Behaviour only: speed is the latency bench's.
  */
 class EngineBackoffTest {
-    /** Heartbeats out of the way: only the test's own requests wake a connection. */
-    private static final CoreSettings NO_HEARTBEAT = new CoreSettings("soft", 128, ConnectOptions.MAX_PATHS, 4,
-            600_000, 1_200_000);
+    private static final CoreSettings NO_HEARTBEAT = Fabric.NO_HEARTBEAT;
     private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private static Pair open(Fabric f) throws Exception {
-        try (MultipathListener l = f.connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                Fabric.options().device("b").build())) {
-            MultipathConnection c = f.connector.connect(l.localAddress(), Fabric.options().device("a").build());
-            MultipathConnection s = l.accept(30, TimeUnit.SECONDS);
-            assertTrue(s != null, "server side accepted");
-            return new Pair(new MultipathConnection[] {c, s}, 64 * 1024);
-        }
+        return new Pair(f.connect(Fabric.options(), Fabric.options()), 64 * 1024);
     }
 
     @Test

@@ -33,8 +33,7 @@ import dev.virtuoso.api.MultipathListener;
  */
 class EngineGroupTest {
     /** Heartbeats out of the way: a quiet connection then gets no control bytes at all. */
-    private static final CoreSettings NO_HEARTBEAT = new CoreSettings("soft", 128, ConnectOptions.MAX_PATHS, 4,
-            600_000, 1_200_000);
+    private static final CoreSettings NO_HEARTBEAT = Fabric.NO_HEARTBEAT;
 
     private static ConnectOptions.Builder small() {
         return Fabric.options().maxOutstanding(16).smallMessageSlots(4).splitThreshold(4096);

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -16,11 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
-import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
-import dev.virtuoso.api.MultipathListener;
 
 /**
  * An engine group run by the application's polling threads ({@code invokeOnPoll}, Aeron's agent
@@ -29,19 +25,11 @@ import dev.virtuoso.api.MultipathListener;
  * or blocks. Behaviour only: the latency it saves is the latency bench's.
  */
 class EngineInvokerTest {
-    /** Heartbeats out of the way: only the test's own requests wake a connection. */
-    private static final CoreSettings NO_HEARTBEAT = new CoreSettings("soft", 128, ConnectOptions.MAX_PATHS, 4,
-            600_000, 1_200_000);
+    private static final CoreSettings NO_HEARTBEAT = Fabric.NO_HEARTBEAT;
     private static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private static Pair open(Fabric f) throws Exception {
-        try (MultipathListener l = f.connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                Fabric.options().device("b").build())) {
-            MultipathConnection c = f.connector.connect(l.localAddress(), Fabric.options().device("a").build());
-            MultipathConnection s = l.accept(30, TimeUnit.SECONDS);
-            assertTrue(s != null, "server side accepted");
-            return new Pair(new MultipathConnection[] {c, s}, 256 * 1024);
-        }
+        return new Pair(f.connect(Fabric.options(), Fabric.options()), 256 * 1024);
     }
 
     /** Spins on pollCompletions only (never awaitCompletion, which hands the engine back to block). */
@@ -214,24 +202,44 @@ class EngineInvokerTest {
     }
 
     @Test
-    void theLeaseMakesTheAgentStandBackUntilHandedBack() {
+    void theAgentStandsBackWhileThreadsKeepInvokingItUntilHandedBack() {
         EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
             throw new AssertionError(t);
         });
         assertFalse(agent.standBack(), "nobody invoked yet");
-        assertEquals(0, agent.invoke(), "nothing to run");
-        assertEquals(1, agent.invokes());
-        assertTrue(agent.standBack(), "an application thread invoked within the lease");
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3);
+        while (System.nanoTime() - end < 0) {
+            assertEquals(0, agent.invoke(), "nothing to run");
+        }
+        assertTrue(agent.invokes() > 3 * EngineAgent.MIN_INVOKES_PER_LEASE, "counted: " + agent.invokes());
+        assertTrue(agent.standBack(), "an application thread keeps invoking within the lease");
         assertEquals(1, agent.standBacks());
         agent.handBack();
         assertFalse(agent.standBack(), "handed back");
         agent.stop();
+        long invokes = agent.invokes();
         assertEquals(0, agent.invoke(), "a stopped agent runs nothing");
-        assertEquals(1, agent.invokes());
+        assertEquals(invokes, agent.invokes());
 
         EngineAgent plain = new EngineAgent(0, 16, 0);
         assertEquals(0, plain.invoke());
         assertEquals(0, plain.invokes(), "not invokable");
         assertFalse(plain.standBack());
+    }
+
+    @Test
+    void aThreadThatInvokesNowAndThenDoesNotMakeTheAgentStandBack() {
+        EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
+            throw new AssertionError(t);
+        });
+        // one duty cycle every 300 us: about 3 per lease, below MIN_INVOKES_PER_LEASE
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4);
+        while (System.nanoTime() - end < 0) {
+            agent.invoke();
+            java.util.concurrent.locks.LockSupport.parkNanos(300_000);
+        }
+        agent.invoke(); // the lease is fresh
+        assertFalse(agent.standBack(), "too few invocations: the agent's thread keeps running the other connections");
+        assertEquals(0, agent.standBacks());
     }
 }

@@ -98,6 +98,10 @@ final class Fabric implements AutoCloseable {
         }
     }
 
+    /** Heartbeats out of the way (10 min, liveness 20 min): only a test's own traffic wakes a connection. */
+    static final CoreSettings NO_HEARTBEAT = new CoreSettings("soft", 128, ConnectOptions.MAX_PATHS, 4, 600_000,
+            1_200_000);
+
     static ConnectOptions.Builder options() {
         return ConnectOptions.builder().handshakeTimeout(java.time.Duration.ofSeconds(5));
     }

@@ -98,9 +98,10 @@ public final class ConnectorComponent implements MultipathConnector {
         long engineSpinMicros() default EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS / 1000;
 
         @AttributeDefinition(description = "Application threads that poll a connection's completions run its "
-                + "engine agent's duty cycle themselves, and the agent's thread stands back until none has "
-                + "polled for 1 ms (Aeron's agent invoker): a request-response exchange crosses no engine "
-                + "thread. For applications that spin on pollCompletions. Read when the component activates")
+                + "engine agent's duty cycle themselves; while they poll continuously (20 times a millisecond "
+                + "or more) the agent's thread stands back until none has polled for 1 ms (Aeron's agent "
+                + "invoker): a request-response exchange crosses no engine thread. For applications that spin "
+                + "on pollCompletions. Read when the component activates")
         boolean engineInvokeOnPoll() default false;
 
         @AttributeDefinition(description = "Longest wait for the engine agents to stop when the component "

@@ -22,6 +22,7 @@ import dev.virtuoso.policy.lb.adaptive.AdaptivePolicy;
 import dev.virtuoso.policy.lb.roundrobin.RoundRobinPolicy;
 import dev.virtuoso.qpmanager.internal.engine.Connector;
 import dev.virtuoso.qpmanager.internal.engine.CoreSettings;
+import dev.virtuoso.qpmanager.internal.engine.EngineGroup;
 import dev.virtuoso.qpmanager.internal.engine.PolicyRegistry;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
 import dev.virtuoso.spi.verbs.IbvContext;
@@ -101,8 +102,10 @@ public final class Soak {
         policies.add(RoundRobinPolicy.NAME, new RoundRobinPolicy());
         policies.add(AdaptivePolicy.NAME, new AdaptivePolicy());
         policies.add(ChunkProbePolicy.NAME, new ChunkProbePolicy());
+        EngineGroup engines = new EngineGroup(EngineGroup.defaultSize(), EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS,
+                config.invokeOnPoll());
         Connector connector = new Connector(n -> provider, new DecomposerComponent(), new ReassemblerComponent(),
-                policies, CoreSettings.DEFAULTS);
+                policies, CoreSettings.DEFAULTS, engines);
         IbvContext ca = provider.openDevice("a");
         IbvContext cb = provider.openDevice("b");
         ConnectOptions.Builder common = ConnectOptions.builder().handshakeTimeout(Duration.ofSeconds(20))
@@ -161,6 +164,7 @@ public final class Soak {
             l.close();
         }
         connector.close();
+        engines.close();
         ca.close();
         cb.close();
         provider.close();
@@ -168,7 +172,7 @@ public final class Soak {
         ProcessSnapshot teardown = ProcessSnapshot.settleThreads(beforeSetup);
 
         long failures = stats.totalFailed() + stats.mismatches.sum() + stats.timeouts.sum()
-                + stats.sessionErrors.sum() + stats.unexpectedCompletions.sum();
+                + stats.sessionErrors.sum() + stats.unexpectedCompletions.sum() + engines.agentErrors();
         boolean leaked = after.leakedSince(base, HEAP_TOLERANCE);
         boolean passed = failures == 0 && !leaked && stats.totalOps() > 0;
 
@@ -187,6 +191,8 @@ public final class Soak {
         report.put("deviceA", deviceA);
         report.put("deviceB", deviceB);
         report.put("fabric", fabric);
+        report.put("engine", SoakReport.map("invokeOnPoll", engines.invokeOnPoll(), "invokes", engines.invokes(),
+                "standBacks", engines.standBacks(), "agentErrors", engines.agentErrors()));
         Map<String, Object> process = new LinkedHashMap<>();
         process.put("beforeSetup", beforeSetup.asMap());
         process.put("baseline", base.asMap());

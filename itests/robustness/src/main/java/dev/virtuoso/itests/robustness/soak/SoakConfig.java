@@ -26,15 +26,17 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * @param out directory for {@code soak-summary.json} and {@code soak-progress.csv}
  * @param zeroLengthSends whether the edge lengths of MP_SEND include 0 (as they do for MP_WRITE and
  *     MP_READ); {@code false} leaves them out, see docs/soak.md
+ * @param invokeOnPoll whether the connections' engine is run by the polling worker threads (the
+ *     engine group's {@code invokeOnPoll}) instead of its agents alone
  */
 public record SoakConfig(Duration duration, int paths, int connections, String link, long seed, Duration churn,
         Duration swap, int maxMessageBytes, int splitThreshold, int chunkBytes, Duration opTimeout,
-        Duration progress, Path out, boolean zeroLengthSends) {
+        Duration progress, Path out, boolean zeroLengthSends, boolean invokeOnPoll) {
 
     /** Defaults: the 10-minute run of issue 8. */
     public static final SoakConfig DEFAULTS = new SoakConfig(Duration.ofMinutes(10), 4, 3, "loss=1% delay=50us", 42,
             Duration.ofSeconds(20), Duration.ofSeconds(5), 2 << 20, 64 << 10, 256 << 10, Duration.ofSeconds(60),
-            Duration.ofSeconds(30), Path.of("target", "soak"), true);
+            Duration.ofSeconds(30), Path.of("target", "soak"), true, false);
 
     public SoakConfig {
         LinkSpec.parse(link);
@@ -49,7 +51,7 @@ public record SoakConfig(Duration duration, int paths, int connections, String l
     /**
      * @param args {@code --duration=10m --paths=4 --connections=3 --link="loss=1% delay=50us" --seed=42
      *     --churn=20s --swap=5s --max-message=2m --split=64k --chunk=256k --op-timeout=60s --progress=30s
-     *     --out=target/soak --zero-length-sends=true}; any subset, in any order
+     *     --out=target/soak --zero-length-sends=true --invoke-on-poll=false}; any subset, in any order
      * @return the defaults overridden by {@code args}
      * @throws IllegalArgumentException for an unknown key or a bad value
      */
@@ -69,6 +71,7 @@ public record SoakConfig(Duration duration, int paths, int connections, String l
         Duration progress = c.progress;
         Path out = c.out;
         boolean zeroLengthSends = c.zeroLengthSends;
+        boolean invokeOnPoll = c.invokeOnPoll;
         for (String a : args) {
             int eq = a.indexOf('=');
             if (!a.startsWith("--") || eq < 0) {
@@ -91,11 +94,12 @@ public record SoakConfig(Duration duration, int paths, int connections, String l
                 case "progress" -> progress = duration(v);
                 case "out" -> out = Path.of(v);
                 case "zero-length-sends" -> zeroLengthSends = bool(v);
+                case "invoke-on-poll" -> invokeOnPoll = bool(v);
                 default -> throw new IllegalArgumentException("unknown option --" + key);
             }
         }
         return new SoakConfig(duration, paths, connections, link, seed, churn, swap, maxMessage, split, chunk,
-                opTimeout, progress, out, zeroLengthSends);
+                opTimeout, progress, out, zeroLengthSends, invokeOnPoll);
     }
 
     private static boolean bool(String v) {
@@ -146,6 +150,7 @@ public record SoakConfig(Duration duration, int paths, int connections, String l
         m.put("chunkBytes", chunkBytes);
         m.put("opTimeoutSeconds", opTimeout.toMillis() / 1000.0);
         m.put("zeroLengthSends", zeroLengthSends);
+        m.put("invokeOnPoll", invokeOnPoll);
         return m;
     }
 }

@@ -34,4 +34,18 @@ class SoakSmokeTest {
         assertTrue(Files.readString(out.resolve("soak-summary.json")).contains("\"verdict\": \"PASS\""));
         assertTrue(Files.readAllLines(out.resolve("soak-progress.csv")).size() >= 3);
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theSameSoakPassesWithTheEngineRunByThePollingWorkers() throws Exception {
+        SoakConfig config = SoakConfig.parse("--duration=4s", "--paths=2", "--connections=2", "--churn=1500ms",
+                "--swap=300ms", "--max-message=256k", "--progress=2s", "--op-timeout=30s", "--invoke-on-poll=true",
+                "--out=" + Path.of("target", "soak-smoke-invoker"));
+        Soak.Result r = new Soak(config).run();
+        assertTrue(r.passed(), "soak failed: " + r.report().get("totals") + " " + r.report().get("details"));
+        Map<String, Object> engine = (Map<String, Object>) r.report().get("engine");
+        assertEquals(true, engine.get("invokeOnPoll"));
+        assertTrue((Long) engine.get("invokes") > 0, "the workers' polls ran no duty cycle: " + engine);
+        assertEquals(0L, engine.get("agentErrors"));
+    }
 }

@@ -41,7 +41,8 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * without spinning) until no application thread has invoked it for {@link #INVOKER_LEASE_NANOS}, or
  * until one that is about to block hands the duty back ({@link #handBack}). Whichever thread runs a
  * duty cycle holds the agent's claim for it, so the agent's state still has one owner at a time and
- * the claim's release publishes it to the next.
+ * the claim's release publishes it to the next. Without {@code invokeOnPoll} the agent's thread is
+ * the only one that ever runs a duty cycle and takes no claim.
  */
 final class EngineAgent implements Agent {
     /** Idle duty cycles after which a running connection arms its CQ and then goes quiet. */
@@ -187,7 +188,7 @@ final class EngineAgent implements Agent {
 
     /** @return true if the calling thread is running one of this agent's duty cycles now */
     boolean inDuty() {
-        return dutyThread == Thread.currentThread();
+        return invokeOnPoll ? dutyThread == Thread.currentThread() : thread == Thread.currentThread();
     }
 
     /** @return times this agent parked so far (each costs a wake-up by another thread to end) */
@@ -275,6 +276,9 @@ final class EngineAgent implements Agent {
     public int doWork() {
         if (stopping) {
             throw new AgentTerminationException("engine group closing");
+        }
+        if (!invokeOnPoll) {
+            return duty(System.nanoTime()); // this thread is the only one that ever runs a duty cycle
         }
         if (!claim()) {
             return 0; // an application thread is running the duty cycle
@@ -451,7 +455,7 @@ final class EngineAgent implements Agent {
 
     /** Agent thread, from the idle strategy: true while some connection is running (do not sleep). */
     boolean busy() {
-        return busyHint;
+        return invokeOnPoll ? busyHint : !running.isEmpty();
     }
 
     /**
@@ -484,7 +488,7 @@ final class EngineAgent implements Agent {
 
     /** Agent thread, from the idle strategy: parks until woken or the nearest timer. */
     void sleep() {
-        long wait = Math.min(nextTimerHint - System.nanoTime(), MAX_SLEEP_NANOS);
+        long wait = Math.min((invokeOnPoll ? nextTimerHint : nextTimer) - System.nanoTime(), MAX_SLEEP_NANOS);
         if (wait <= 0) {
             return;
         }

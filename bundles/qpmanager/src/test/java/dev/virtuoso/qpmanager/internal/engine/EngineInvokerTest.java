@@ -212,7 +212,13 @@ class EngineInvokerTest {
             assertEquals(0, agent.invoke(), "nothing to run");
         }
         assertTrue(agent.invokes() > 3 * EngineAgent.MIN_INVOKES_PER_LEASE, "counted: " + agent.invokes());
-        assertTrue(agent.standBack(), "an application thread keeps invoking within the lease");
+        // a fresh lease: the test thread may be preempted past a lease between two lines (2-core VMs)
+        boolean stood = false;
+        for (int i = 0; i < 100 && !stood; i++) {
+            agent.invoke();
+            stood = agent.standBack();
+        }
+        assertTrue(stood, "an application thread keeps invoking within the lease");
         assertEquals(1, agent.standBacks());
         agent.handBack();
         assertFalse(agent.standBack(), "handed back");

@@ -25,13 +25,30 @@ final class MpPingPong {
     private MpPingPong() {
     }
 
-    /** Both ends in this process; the echo side runs on its own thread. */
+    /** Both ends in this process; the echo side runs on its own thread; one receive posted at a time. */
     static long[] run(MultipathConnection[] c, int size, int iterations, boolean writeNotify) throws Exception {
+        return run(c, size, iterations, writeNotify, 1);
+    }
+
+    /**
+     * As {@link #run(MultipathConnection[], int, int, boolean)} with {@code rxDepth} receives kept
+     * posted ahead on each side (perftest's {@code --rx-depth}): the advertisement of the receive a
+     * message needs then travels well before it, not just ahead of the previous reply.
+     */
+    static long[] run(MultipathConnection[] c, int size, int iterations, boolean writeNotify, int rxDepth)
+            throws Exception {
+        if (rxDepth < 1) {
+            throw new IllegalArgumentException("receive depth must be at least 1: " + rxDepth);
+        }
         Side client = new Side(c[0], size);
         Side server = new Side(c[1], size);
+        client.rxDepth = rxDepth;
+        server.rxDepth = rxDepth;
         client.peerData = server.data.remote();
         server.peerData = client.data.remote();
-        server.postRecv(writeNotify);
+        for (int i = 0; i < Math.min(rxDepth, total(iterations)); i++) {
+            server.postRecv(writeNotify);
+        }
         Thread echo = new Thread(() -> {
             try {
                 server.echo(total(iterations), writeNotify);
@@ -73,7 +90,10 @@ final class MpPingPong {
         /** Completions seen and not yet awaited, by opcode (the peer's next message may overtake our SEND's). */
         private final int[] seen = new int[MpOpcode.values().length];
         RemoteMemory peerData;
+        /** Receives kept posted ahead (1: one posted right before it is needed). */
+        int rxDepth = 1;
         private long arrivals;
+        private long posted;
         volatile Exception failure;
 
         Side(MultipathConnection c, int size) throws Exception {
@@ -87,7 +107,8 @@ final class MpPingPong {
         }
 
         /**
-         * The client's loop: post the receive, send, wait for the answer.
+         * The client's loop: keep {@code rxDepth} receives posted (never more than the answers to
+         * come), send, wait for the answer.
          *
          * @return half round trips in nanoseconds, after a tenth of the iterations as warm-up
          */
@@ -95,8 +116,13 @@ final class MpPingPong {
             int warm = iterations / 10;
             int total = warm + iterations;
             long[] samples = new long[iterations];
-            for (int i = 0; i < total; i++) {
+            for (int i = 0; i < Math.min(rxDepth - 1, total); i++) {
                 postRecv(writeNotify);
+            }
+            for (int i = 0; i < total; i++) {
+                if (posted < total) {
+                    postRecv(writeNotify); // rxDepth receives posted for the arrivals from this one on
+                }
                 long t0 = System.nanoTime();
                 sendTo(writeNotify, i);
                 awaitArrival(false, writeNotify);
@@ -109,12 +135,13 @@ final class MpPingPong {
         }
 
         /**
-         * The echo side's loop, its first receive already posted: answers {@code total} arrivals,
-         * reposting the receive right after each but the last (a region is closed with no receive posted).
+         * The echo side's loop, its first {@code rxDepth} receives already posted: answers {@code
+         * total} arrivals, posting one more receive right after each while fewer than {@code total}
+         * have been (a region is closed with no receive posted).
          */
         void echo(int total, boolean writeNotify) throws Exception {
             for (int i = 0; i < total; i++) {
-                awaitArrival(i < total - 1, writeNotify);
+                awaitArrival(posted < total, writeNotify);
                 sendTo(writeNotify, i);
             }
         }
@@ -135,6 +162,7 @@ final class MpPingPong {
         }
 
         void postRecv(boolean writeNotify) throws Exception {
+            posted++;
             if (writeNotify) {
                 c.postRecv(3, notice, 8, 8);
             } else {

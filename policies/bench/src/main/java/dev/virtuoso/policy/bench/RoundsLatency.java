@@ -19,12 +19,13 @@ import dev.virtuoso.api.MultipathConnection;
  * rounds of its rows' p50 (and p99), beside its ratio to the raw QP's median.
  *
  * <pre>
- * latency-rounds [both|fabric|udp] [ROUNDS] [ITERATIONS] [ENGINES]
+ * latency-rounds [both|fabric|udp] [ROUNDS] [ITERATIONS] [ENGINES] [RX_DEPTH]
  * </pre>
  * ENGINES as in {@link LatencyBench} ({@code 250,250p}: the default engine and the same engine run
  * by the polling threads). Sizes 8 B and 4 KiB (below the split threshold: a message goes whole on
  * one path); 1 and 4 paths. Defaults: both wires, 7 rounds, 2000 round trips per row, {@code
- * 250,250p}. Standard output is the CSV; {@code round} is the round's number or {@code median}.
+ * 250,250p}, RX_DEPTH 1 (MP_RECVs each side keeps posted ahead, perftest's {@code --rx-depth}; the
+ * raw QP keeps one). Standard output is the CSV; {@code round} is the round's number or {@code median}.
  */
 public final class RoundsLatency {
     static final String HEADER = "wire,system,paths,bytes,engine_spin_us,engine_driver,round,p50_us,p99_us,"
@@ -44,31 +45,34 @@ public final class RoundsLatency {
 
     public static void main(String[] args) throws Exception {
         List<String> wires = List.of("both", "fabric", "udp");
-        if (args.length > 4 || (args.length > 0 && !wires.contains(args[0]))) {
-            System.err.println("usage: latency-rounds [both|fabric|udp] [ROUNDS] [ITERATIONS] [SPIN_US[p],...]");
+        if (args.length > 5 || (args.length > 0 && !wires.contains(args[0]))) {
+            System.err.println("usage: latency-rounds [both|fabric|udp] [ROUNDS] [ITERATIONS] [SPIN_US[p],...]"
+                    + " [RX_DEPTH]");
             System.exit(2);
         }
         String which = args.length > 0 ? args[0] : "both";
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 2000;
         LatencyBench.Engine[] engines = LatencyBench.Plan.parseSpins(args.length > 3 ? args[3] : "250,250p");
-        if (rounds < 1 || iterations < 10) {
-            throw new IllegalArgumentException("at least 1 round of 10 round trips: " + rounds + ", " + iterations);
+        int rxDepth = args.length > 4 ? Integer.parseInt(args[4]) : 1;
+        if (rounds < 1 || iterations < 10 || rxDepth < 1) {
+            throw new IllegalArgumentException("at least 1 round of 10 round trips, receive depth at least 1: "
+                    + rounds + ", " + iterations + ", " + rxDepth);
         }
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# latency in rounds (half round trip, us): %d rounds of %d round trips per row,"
-                + " engines %s, soft RNIC idle yield %d us, load average at start %s%n", rounds, iterations,
-                new LatencyBench.Plan(iterations, 0, engines).spins(), LatencyRig.softYieldMicros(),
-                LatencyBench.loadAverage());
+                + " engines %s, MP_RECVs posted ahead %d, soft RNIC idle yield %d us, load average at start %s%n",
+                rounds, iterations, new LatencyBench.Plan(iterations, 0, engines).spins(), rxDepth,
+                LatencyRig.softYieldMicros(), LatencyBench.loadAverage());
         out.println(HEADER);
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
-            run(out, wire, rounds, iterations, engines);
+            run(out, wire, rounds, iterations, engines, rxDepth);
         }
         out.printf(Locale.ROOT, "# load average at the end %s%n", LatencyBench.loadAverage());
     }
 
-    static void run(PrintStream out, String wire, int rounds, int iterations, LatencyBench.Engine[] engines)
-            throws Exception {
+    static void run(PrintStream out, String wire, int rounds, int iterations, LatencyBench.Engine[] engines,
+            int rxDepth) throws Exception {
         boolean fabric = wire.equals("fabric");
         List<AutoCloseable> open = new ArrayList<>();
         try {
@@ -95,7 +99,7 @@ public final class RoundsLatency {
             for (int round = 1; round <= rounds; round++) {
                 for (Row r : rows.values()) {
                     long[] s = r.system().equals("qp") ? RawQpPingPong.run(raw, r.size(), iterations)
-                            : MpPingPong.run(connections.get(r.key()), r.size(), iterations, false);
+                            : MpPingPong.run(connections.get(r.key()), r.size(), iterations, false, rxDepth);
                     Arrays.sort(s);
                     double[] p = {LatencyBench.pct(s, 0.50) / 1e3, LatencyBench.pct(s, 0.99) / 1e3};
                     r.rounds().add(p);

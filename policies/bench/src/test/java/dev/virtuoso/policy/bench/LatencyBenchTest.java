@@ -41,6 +41,13 @@ class LatencyBenchTest {
                     }
                 }
             }
+            for (boolean writeNotify : new boolean[] {false, true}) {
+                // receives posted three ahead: every arrival still carries the next sequence number, and
+                // no receive is left posted when the regions close (the run would fail)
+                assertEquals(20, MpPingPong.run(c, 4096, 20, writeNotify, 3).length);
+                assertEquals(5, MpPingPong.run(c, 8, 5, writeNotify, 8).length, "deeper than the messages");
+            }
+            assertThrows(IllegalArgumentException.class, () -> MpPingPong.run(c, 8, 5, false, 0));
             long[] raw = RawQpPingPong.run(rig, 4096, 20);
             assertEquals(20, raw.length);
             assertTrue(raw[0] > 0);

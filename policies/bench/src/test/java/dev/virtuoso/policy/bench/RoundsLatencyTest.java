@@ -15,7 +15,7 @@ class RoundsLatencyTest {
     void everySystemHasARowPerRoundThenItsMedianAndRatio() throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         RoundsLatency.run(new PrintStream(b, true, StandardCharsets.UTF_8), "fabric", 2, 20,
-                LatencyBench.Plan.parseSpins("250p"));
+                LatencyBench.Plan.parseSpins("250p"), 2);
         List<String> lines = b.toString(StandardCharsets.UTF_8).lines().toList();
         // systems: qp, mp_send 1 path, mp_send 4 paths; 2 sizes each; 2 rounds + the median
         assertEquals(3 * 2 * 3, lines.size(), String.join("\n", lines));

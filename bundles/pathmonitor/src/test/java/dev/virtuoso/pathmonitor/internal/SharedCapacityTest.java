@@ -58,6 +58,30 @@ class SharedCapacityTest {
         assertEquals(0, st.probesCompleted);
     }
 
+    /**
+     * A seeded path's first completions are often the reassembly's control messages (24 B): they
+     * measure its latency, not its rate, and leave the estimate unknown; a data chunk sets it.
+     */
+    @Test
+    void controlMessagesOnASeededPathLeaveItsRateUnknown() {
+        ConnectionPathMonitor m = monitor(Map.of());
+        m.onPathAdded(0);
+        assertTrue(m.seedCapacity(0, 12.5e6, 0));
+        m.tick(10 * MS);
+        m.onChunkPosted(0, 24);
+        m.tick(12 * MS);
+        m.onChunkCompleted(0, 24, 2 * MS, ChunkOutcome.SUCCESS);
+        m.onChunkPosted(0, 4096);
+        m.tick(14 * MS);
+        m.onChunkCompleted(0, 4096, 2 * MS, ChunkOutcome.SUCCESS);
+        assertEquals(0.0, m.estimatedRate(0), "one packet at a time says nothing about the rate");
+        assertTrue(m.usable(0));
+        m.onChunkPosted(0, 64 * KIB);
+        m.tick(20 * MS);
+        m.onChunkCompleted(0, 64 * KIB, 5 * MS, ChunkOutcome.SUCCESS);
+        assertEquals(64 * KIB * 1e9 / (5 * MS), m.estimatedRate(0), 1.0, "a data chunk is measured over its busy time");
+    }
+
     @Test
     void aMeasurementOlderThanTheMaxAgeIsRefusedAndThePathProbed() {
         ConnectionPathMonitor m = monitor(Map.of(MAX_AGE, 100));

@@ -14,7 +14,8 @@ import dev.virtuoso.spi.policy.PathStateView;
  * <p>Capacity of a path, the weight of equation 1: its probed capacity until the path has carried
  * {@value #MEASURED_AFTER_CHUNKS} data chunks of this session, its estimated delivery rate from then
  * on (measured over the path's busy time, so a path given too small a share still reads its
- * capacity). The connect-time probe is a short flow that a shaper's token bucket or a loaded host
+ * capacity); a path's first two data chunks must be larger than one packet, since the
+ * reassembly's control messages on it measure no rate. The connect-time probe is a short flow that a shaper's token bucket or a loaded host
  * can misread; the transfer's own chunks are a long probe that corrects it within a few of the
  * estimator's time constants and follows later rate changes the same way (each message is split
  * afresh, net of the bytes still in flight, and the rest of a message again when a path has used
@@ -28,6 +29,11 @@ import dev.virtuoso.spi.policy.PathStateView;
 final class ProportionalSession implements LoadBalancerSession {
     /** Data chunks completed on a path before its estimated rate replaces its probed capacity. */
     static final int MEASURED_AFTER_CHUNKS = 2;
+    /**
+     * Completions no larger than this (one packet: the reassembly's control messages, notices) are
+     * not data chunks here: the path monitor does not measure a rate from them either.
+     */
+    static final long MAX_CONTROL_BYTES = 4096;
 
     private final PathStateView paths;
     private final double minRelative;
@@ -261,7 +267,7 @@ final class ProportionalSession implements LoadBalancerSession {
     @Override
     public void onChunkComplete(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
         // the next message's split reads this path's measured rate once it has carried data
-        if (outcome == ChunkOutcome.SUCCESS && path >= 0 && path < dataChunks.length
+        if (outcome == ChunkOutcome.SUCCESS && bytes > MAX_CONTROL_BYTES && path >= 0 && path < dataChunks.length
                 && dataChunks[path] < MEASURED_AFTER_CHUNKS) {
             dataChunks[path]++;
         }

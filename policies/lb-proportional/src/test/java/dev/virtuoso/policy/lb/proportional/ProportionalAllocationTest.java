@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.policy.testkit.FakePaths;
+import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.ChunkPlacement;
 import dev.virtuoso.spi.policy.PolicyContext;
 
@@ -37,6 +38,26 @@ class ProportionalAllocationTest {
         assertThrows(IllegalArgumentException.class, () -> session(p, -1));
         assertThrows(IllegalArgumentException.class, () -> session(p, 101));
         assertEquals("lb-proportional", new ProportionalPolicy().name());
+    }
+
+    /**
+     * Two control messages (24 B) completing on path 2 before any data chunk do not make its
+     * estimated rate its weight: it keeps its probed capacity and its share (before, the estimate
+     * from those two messages, a few kbit/s, left the path out of every message for good).
+     */
+    @Test
+    void controlMessagesOnAPathAreNotDataChunksThatMeasureIt() {
+        FakePaths p = paths(1e7, 1e7, 1e7);
+        p.estimated = new double[] {0, 0, 3e3};
+        ProportionalSession s = session(p, 0);
+        s.onChunkComplete(2, 24, 100_000, ChunkOutcome.SUCCESS);
+        s.onChunkComplete(2, 24, 100_000, ChunkOutcome.SUCCESS);
+        s.onMessageStart(1, 3000);
+        assertEquals(1000, s.allocated(2), "weighed by its probed capacity");
+        s.onChunkComplete(2, 65536, 100_000, ChunkOutcome.SUCCESS);
+        s.onChunkComplete(2, 65536, 100_000, ChunkOutcome.SUCCESS);
+        s.onMessageStart(2, 3000);
+        assertEquals(0, s.allocated(2), "two data chunks: its measured rate weighs it (here next to nothing)");
     }
 
     @Test

@@ -40,7 +40,7 @@ class ProportionalEdgesTest {
 
     private static void measured(ProportionalSession s, int path, int chunks) {
         for (int k = 0; k < chunks; k++) {
-            s.onChunkComplete(path, 1000, 1_000_000, ChunkOutcome.SUCCESS);
+            s.onChunkComplete(path, 65536, 1_000_000, ChunkOutcome.SUCCESS); // more than one packet: data
         }
     }
 

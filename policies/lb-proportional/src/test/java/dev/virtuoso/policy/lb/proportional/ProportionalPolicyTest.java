@@ -191,13 +191,13 @@ class ProportionalPolicyTest {
         paths.estimated = new double[] {3e6, 1e6};
         LoadBalancerSession s = session(paths, Map.of());
         for (int k = 0; k < ProportionalSession.MEASURED_AFTER_CHUNKS; k++) {
-            s.onChunkComplete(0, 1000, 1_000_000, ChunkOutcome.RETRY_EXCEEDED);
-            s.onChunkComplete(1, 1000, 1_000_000, ChunkOutcome.SUCCESS);
+            s.onChunkComplete(0, 65536, 1_000_000, ChunkOutcome.RETRY_EXCEEDED);
+            s.onChunkComplete(1, 65536, 1_000_000, ChunkOutcome.SUCCESS);
         }
         assertArrayEquals(new long[] {2000, 2000}, placeMessage(s, paths, 1, 4000, 1 << 20, new ArrayList<>()),
                 "path 0 has no successful data chunk yet: its probe (1e6) counts; path 1's estimate equals it");
         for (int k = 0; k < ProportionalSession.MEASURED_AFTER_CHUNKS; k++) {
-            s.onChunkComplete(0, 1000, 1_000_000, ChunkOutcome.SUCCESS);
+            s.onChunkComplete(0, 65536, 1_000_000, ChunkOutcome.SUCCESS);
         }
         delivered(paths);
         assertArrayEquals(new long[] {3000, 1000}, placeMessage(s, paths, 2, 4000, 1 << 20, new ArrayList<>()));

@@ -28,62 +28,78 @@ final class BenchClient {
 
     static List<BenchResult> run(VirtuosoServices services, BenchOptions o, PrintStream out)
             throws IOException, InterruptedException {
-        List<BenchResult> rows = new ArrayList<>();
         try (BenchEndpoint e = BenchEndpoint.prepare(services, o)) {
             InetSocketAddress server = new InetSocketAddress(o.host(), o.port());
             if (server.isUnresolved()) {
                 throw new CommandError("cannot resolve host '" + o.host() + "'");
             }
             e.awaitPolicies(services);
-            MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
-            e.attach(c);
-            e.attachData(o.maxSize());
-            List<Integer> iters = new ArrayList<>();
-            for (int s : o.sizes()) {
-                iters.add(o.iterationsFor(s));
+            if (o.warmup() > 0) {
+                // the same run on a connection of its own, not measured: the JVM is warm, the
+                // measured connection's policies (chunk probe, load balancer) start afresh
+                run(services, o.warmupRun(), e, server, null);
+                e.detach();
             }
-            c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
-            int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters));
-            c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
-            long readyLength = awaitSendAndRecv(e);
-            RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
-            if (o.op() == BenchOptions.Op.SEND) {
-                c.postRecv(4, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+            return run(services, o, e, server, out);
+        }
+    }
+
+    /** One connection's run; {@code out == null}: a warm-up, nothing printed or written. */
+    private static List<BenchResult> run(VirtuosoServices services, BenchOptions o, BenchEndpoint e,
+            InetSocketAddress server, PrintStream out) throws IOException, InterruptedException {
+        List<BenchResult> rows = new ArrayList<>();
+        boolean report = out != null;
+        MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
+        e.attach(c);
+        e.attachData(o.maxSize());
+        List<Integer> iters = new ArrayList<>();
+        for (int s : o.sizes()) {
+            iters.add(o.iterationsFor(s));
+        }
+        c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+        int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters));
+        c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
+        long readyLength = awaitSendAndRecv(e);
+        RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
+        if (o.op() == BenchOptions.Op.SEND) {
+            c.postRecv(4, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+        }
+        if (region.length() < o.maxSize()) {
+            throw new IOException("the server's region has " + region.length() + " bytes, " + o.maxSize() + " needed");
+        }
+        if (report && !o.json()) {
+            BenchReport.header(out, o, e, server.toString());
+            BenchReport.tableHead(out, o);
+        }
+        for (int i = 0; i < o.sizes().size(); i++) {
+            BenchResult r = measure(o, e, region, o.sizes().get(i), iters.get(i));
+            rows.add(r);
+            if (report && !o.json()) {
+                BenchReport.row(out, r);
             }
-            if (region.length() < o.maxSize()) {
-                throw new IOException("the server's region has " + region.length() + " bytes, " + o.maxSize() + " needed");
-            }
-            if (!o.json()) {
-                BenchReport.header(out, o, e, server.toString());
-                BenchReport.tableHead(out, o);
-            }
-            for (int i = 0; i < o.sizes().size(); i++) {
-                BenchResult r = measure(o, e, region, o.sizes().get(i), iters.get(i));
-                rows.add(r);
-                if (!o.json()) {
-                    BenchReport.row(out, r);
-                }
-            }
-            List<ChunkStatsReader.PathChunks> chunks = ChunkStatsReader.POLICY.equals(e.options.congestionAvoidance())
-                    ? ChunkStatsReader.read(services.bundleContext(), c.id()) : List.of();
-            if (o.op() == BenchOptions.Op.SEND) {
-                // the server says DONE once every message is in: closing earlier would flush its receives
-                MpCompletion done = e.awaitControl(MpOpcode.RECV);
-                BenchProtocol.readDone(e.incoming(), (int) done.byteLength());
-            } else {
-                c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
-                e.awaitControl(MpOpcode.SEND);
-            }
-            String json = BenchReport.json(o, e, rows, chunks, DefaultPolicyNames.read(services.bundleContext()));
-            if (o.json()) {
-                out.print(json);
-            } else {
-                out.println(BenchReport.RULE);
-                BenchReport.cpuAndChunks(out, rows, chunks);
-            }
-            if (o.jsonFile() != null) {
-                BenchReport.writeJson(o.jsonFile(), json);
-            }
+        }
+        List<ChunkStatsReader.PathChunks> chunks = ChunkStatsReader.POLICY.equals(e.options.congestionAvoidance())
+                ? ChunkStatsReader.read(services.bundleContext(), c.id()) : List.of();
+        if (o.op() == BenchOptions.Op.SEND) {
+            // the server says DONE once every message is in: closing earlier would flush its receives
+            MpCompletion done = e.awaitControl(MpOpcode.RECV);
+            BenchProtocol.readDone(e.incoming(), (int) done.byteLength());
+        } else {
+            c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
+            e.awaitControl(MpOpcode.SEND);
+        }
+        if (!report) {
+            return rows;
+        }
+        String json = BenchReport.json(o, e, rows, chunks, DefaultPolicyNames.read(services.bundleContext()));
+        if (o.json()) {
+            out.print(json);
+        } else {
+            out.println(BenchReport.RULE);
+            BenchReport.cpuAndChunks(out, rows, chunks);
+        }
+        if (o.jsonFile() != null) {
+            BenchReport.writeJson(o.jsonFile(), json);
         }
         return rows;
     }

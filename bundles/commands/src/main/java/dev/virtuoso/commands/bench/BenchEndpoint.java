@@ -294,18 +294,26 @@ final class BenchEndpoint implements AutoCloseable {
         return provider.equals("soft") ? "RoCEv2 (soft RNIC, UDP wire)" : "RoCEv2/IB (" + provider + ")";
     }
 
-    /** Deregisters, disconnects and restores the soft RNIC configuration. Idempotent. */
-    @Override
-    public void close() {
+    /** Deregisters the buffers and disconnects: the endpoint can take another connection. Idempotent. */
+    void detach() {
         if (data != null) {
             data.close();
+            data = null;
         }
         if (control != null) {
             control.close();
+            control = null;
         }
         if (connection != null) {
             connection.disconnect(5, TimeUnit.SECONDS);
+            connection = null;
         }
+    }
+
+    /** Deregisters, disconnects and restores the soft RNIC configuration. Idempotent. */
+    @Override
+    public void close() {
+        detach();
         if (softConfig != null) {
             softConfig.close();
         }

@@ -48,11 +48,13 @@ import dev.virtuoso.commands.cli.Units;
  * @param secret bootstrap shared secret read from {@code --secret-file}, or {@code null} for none
  * @param bind server: bootstrap address to listen on, or {@code null} for the default
  *     ({@link #listenAddress})
+ * @param warmup iterations per size run on a first connection that is not measured (0: none); both
+ *     sides take it, the server then serves two connections
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
         boolean reportGbits, boolean json, Path jsonFile, int waitSeconds, long rateBitsPerSecond, boolean perMessage,
-        int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind) {
+        int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind, int warmup) {
 
     /** The measured operation. */
     public enum Op {
@@ -111,7 +113,10 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .option((char) 0, "secret-file", "FILE", null,
                     "bootstrap shared secret (16..4096 bytes, chmod 600); both sides give the same one")
             .option((char) 0, "bind", "ADDR", null, "server: bootstrap address to listen on (default: 127.0.0.1 "
-                    + "for loopback vNICs, else the first vNIC; 0.0.0.0 for every interface)");
+                    + "for loopback vNICs, else the first vNIC; 0.0.0.0 for every interface)")
+            .option((char) 0, "warmup", "N", "0", "first run N iterations per size on a connection that is not"
+                    + " measured, so the JIT has compiled the data path; the measured connection's policies start"
+                    + " afresh (both sides: the server then serves two connections)");
 
     /**
      * @param a parsed command line (not a help request)
@@ -193,7 +198,8 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 a.intValue("wait", 1, 86_400), rate, perMessage,
                 a.has("window") ? a.intValue("window", 8, 4096) : 0,
                 a.has("retry") ? a.intValue("retry", 0, 7) : -1,
-                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1, secret, bind);
+                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1, secret, bind,
+                a.intValue("warmup", 0, 100_000_000));
     }
 
     /**
@@ -237,7 +243,14 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
     BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, List<InetAddress> localVnics) {
         return new BenchOptions(null, port, clientOp, clientSizes, iterations, maxBytes, localVnics.size(), txDepth, policy,
                 cc, provider, device, localVnics, udpPort, reportGbits, json, jsonFile, waitSeconds, 0, false,
-                windowPackets, retryCount, ackTimeout, secret, bind);
+                windowPackets, retryCount, ackTimeout, secret, bind, warmup);
+    }
+
+    /** @return the client's warm-up run: {@link #warmup} iterations per size, nothing reported, no pacing */
+    BenchOptions warmupRun() {
+        return new BenchOptions(host, port, op, sizes, warmup, maxBytes, paths, txDepth, policy, cc, provider, device,
+                vnics, udpPort, reportGbits, json, null, waitSeconds, 0, false, windowPackets, retryCount, ackTimeout,
+                secret, bind, 0);
     }
 
     /** @return true on the client side (a host was given) */

@@ -32,6 +32,9 @@ final class BenchReport {
         out.printf(Locale.ROOT, " %-20s : %s%n", "Congestion avoid.", e.options.congestionAvoidance());
         out.printf(Locale.ROOT, " %-20s : %d[B]%n", "Mtu", e.options.mtu());
         out.printf(Locale.ROOT, " %-20s : %d%n", "Tx depth", o.txDepth());
+        if (o.warmup() > 0) {
+            out.printf(Locale.ROOT, " %-20s : %d iterations per size on a first connection%n", "Warm-up", o.warmup());
+        }
         out.printf(Locale.ROOT, " %-20s : %s%n", o.client() ? "Server" : "Client", peer);
         out.println(RULE);
     }
@@ -74,6 +77,7 @@ final class BenchReport {
                     .append("\", \"congestion_avoidance\": \"").append(escape(defaults[1])).append("\"},\n");
         }
         sb.append("  \"tx_depth\": ").append(o.txDepth()).append(",\n");
+        sb.append("  \"warmup_iterations\": ").append(o.warmup()).append(",\n");
         sb.append("  \"rate_bps\": ").append(o.rateBitsPerSecond()).append(",\n");
         sb.append("  \"unit\": \"").append(o.unit()).append("\",\n");
         sb.append("  \"results\": [");

@@ -13,7 +13,8 @@ import dev.virtuoso.api.MultipathListener;
 import dev.virtuoso.commands.VirtuosoServices;
 
 /**
- * The bench server: listens on the bootstrap port, accepts one client, registers a region as
+ * The bench server: listens on the bootstrap port, accepts one client (two with {@code --warmup}: the
+ * client's warm-up connection first, served alike and not reported), registers a region as
  * large as the client's largest size, answers READY with it and then serves: for SEND it keeps
  * receive buffers posted and counts the messages, for WRITE and READ it waits for DONE (or the
  * client going away).
@@ -33,50 +34,65 @@ final class BenchServer {
             }
             out.println("waiting for a client on " + listener.localAddress() + " (vNICs "
                     + e.vnics.stream().map(a -> a.getHostAddress()).toList() + ", up to " + o.waitSeconds() + " s)");
-            MultipathConnection c = listener.accept(o.waitSeconds(), TimeUnit.SECONDS);
-            if (c == null) {
-                throw new IOException("no client connected within " + o.waitSeconds() + " s");
+            if (o.warmup() > 0) {
+                // the client's warm-up connection: served alike, nothing reported
+                serveOne(listener.accept(o.waitSeconds(), TimeUnit.SECONDS), o, e, null);
+                e.detach();
             }
-            e.attach(c);
-            c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
-            MpCompletion hello = e.awaitControl(MpOpcode.RECV);
-            CpuUsage.Snapshot cpuStart = CpuUsage.Snapshot.now();
-            long start = System.nanoTime();
-            BenchProtocol.Hello h = BenchProtocol.readHello(e.incoming(), (int) hello.byteLength());
-            int max = h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1);
-            e.attachData(max);
-            long expected = h.totalMessages();
-            int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
-            if (h.op() == BenchOptions.Op.SEND) {
-                for (int i = 0; i < rxDepth; i++) {
-                    c.postRecv(100 + i, e.data, 0, max);
-                }
-            } else {
-                c.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+            serveOne(listener.accept(o.waitSeconds(), TimeUnit.SECONDS), o, e, out);
+        }
+    }
+
+    /** One client's connection, until its DONE; {@code out == null}: a warm-up, nothing printed or written. */
+    private static void serveOne(MultipathConnection c, BenchOptions o, BenchEndpoint e, PrintStream out)
+            throws IOException, InterruptedException {
+        if (c == null) {
+            throw new IOException("no client connected within " + o.waitSeconds() + " s");
+        }
+        e.attach(c);
+        c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+        MpCompletion hello = e.awaitControl(MpOpcode.RECV);
+        CpuUsage.Snapshot cpuStart = CpuUsage.Snapshot.now();
+        long start = System.nanoTime();
+        BenchProtocol.Hello h = BenchProtocol.readHello(e.incoming(), (int) hello.byteLength());
+        int max = h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1);
+        e.attachData(max);
+        long expected = h.totalMessages();
+        int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
+        if (h.op() == BenchOptions.Op.SEND) {
+            for (int i = 0; i < rxDepth; i++) {
+                c.postRecv(100 + i, e.data, 0, max);
             }
-            c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
-            BenchOptions shown = o.asServerOf(h.op(), h.sizes(), e.vnics);
+        } else {
+            c.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+        }
+        c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
+        BenchOptions shown = o.asServerOf(h.op(), h.sizes(), e.vnics);
+        if (out != null) {
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
-            long received = serve(c, h, expected, rxDepth, max, e);
-            CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
-            double seconds = (System.nanoTime() - start) / 1e9;
-            if (h.op() == BenchOptions.Op.SEND) {
-                c.postSend(5, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
-                e.awaitControl(MpOpcode.SEND);
-            }
-            if (h.op() == BenchOptions.Op.SEND) {
-                out.printf(Locale.ROOT, " served %s: %d message(s) received; sizes %s x iterations %s%n", h.op().title(),
-                        received, h.sizes(), h.iterations());
-            } else {
-                out.printf(Locale.ROOT, " served %s until the client's DONE; sizes %s x iterations %s%n", h.op().title(),
-                        h.sizes(), h.iterations());
-            }
-            out.printf(Locale.ROOT, " CPU from HELLO to DONE (%.3f s): process %.3f s, virtuoso threads %.3f s (%s)%n", seconds,
-                    cpu.processSeconds(), cpu.virtuosoSeconds(), cpu.rolesText());
-            out.println(BenchReport.RULE);
-            if (o.jsonFile() != null) {
-                BenchReport.writeJson(o.jsonFile(), BenchReport.serverJson(shown, e, seconds, cpu));
-            }
+        }
+        long received = serve(c, h, expected, rxDepth, max, e);
+        CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (h.op() == BenchOptions.Op.SEND) {
+            c.postSend(5, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
+            e.awaitControl(MpOpcode.SEND);
+        }
+        if (out == null) {
+            return;
+        }
+        if (h.op() == BenchOptions.Op.SEND) {
+            out.printf(Locale.ROOT, " served %s: %d message(s) received; sizes %s x iterations %s%n", h.op().title(),
+                    received, h.sizes(), h.iterations());
+        } else {
+            out.printf(Locale.ROOT, " served %s until the client's DONE; sizes %s x iterations %s%n", h.op().title(),
+                    h.sizes(), h.iterations());
+        }
+        out.printf(Locale.ROOT, " CPU from HELLO to DONE (%.3f s): process %.3f s, virtuoso threads %.3f s (%s)%n", seconds,
+                cpu.processSeconds(), cpu.virtuosoSeconds(), cpu.rolesText());
+        out.println(BenchReport.RULE);
+        if (o.jsonFile() != null) {
+            BenchReport.writeJson(o.jsonFile(), BenchReport.serverJson(shown, e, seconds, cpu));
         }
     }
 

@@ -88,6 +88,27 @@ class BenchOptionsTest {
     }
 
     @Test
+    void warmupRunsTheSameSizesUnmeasuredWithoutPacingOrFiles() {
+        assertEquals(0, parse("h").warmup(), "no warm-up by default");
+        BenchOptions o = parse("-s", "8M", "-n", "80", "-q", "4", "--rate", "80m", "--fct", "--json-file", "out.json",
+                "--cc", "cc-chunkprobe", "--retry", "0", "--warmup", "8", "h");
+        assertEquals(8, o.warmup());
+        BenchOptions w = o.warmupRun();
+        assertEquals(8, w.iterationsFor(8 << 20), "the warm-up's iterations");
+        assertEquals(o.sizes(), w.sizes());
+        assertEquals(o.paths(), w.paths());
+        assertEquals("cc-chunkprobe", w.cc());
+        assertEquals(0, w.retryCount());
+        assertEquals(0, w.rateBitsPerSecond(), "the warm-up is not paced");
+        assertFalse(w.perMessage());
+        assertEquals(null, w.jsonFile(), "the warm-up writes no file");
+        assertEquals(0, w.warmup(), "no warm-up of the warm-up");
+        assertEquals(8, parse("--warmup", "8").asServerOf(BenchOptions.Op.WRITE, List.of(4096), List.of()).warmup(),
+                "the server serves the warm-up connection too");
+        assertThrows(IllegalArgumentException.class, () -> parse("--warmup", "-1", "h"));
+    }
+
+    @Test
     void rejectsBadPacingAndTransportValues() {
         assertThrows(IllegalArgumentException.class, () -> parse("--rate", "fast", "h"));
         assertThrows(IllegalArgumentException.class, () -> parse("--rate", "0", "h"));

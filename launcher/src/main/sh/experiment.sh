@@ -26,7 +26,7 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
                             [--burst BYTES]
        experiment.sh table2 [--paths "1 2 4 6 8 10"] [--msgs M] [--queue BYTES] [--burst BYTES]
                             [--window PACKETS] [--retry N] [--rate RATE] [--fixed-msgs M]
-                            [--loss "0.1 1 5"] [--loss-paths "1 4"] [--loss-mib MIB]
+                            [--loss "0.1 1 5"] [--loss-paths "1 4"] [--loss-mib MIB] [--warmup M]
        experiment.sh fig8   [--size BYTES] [--msg-sizes "256K 1M 4M"] [--rate RATE] [--paths "1 2 4 6 8 10"]
        experiment.sh hetero [--size BYTES] [--runs N] [--systems "default lb-proportional lb-adaptive mptcp"]
        experiment.sh all    [--size BYTES]    (fig5, fig6, fig7, table2, fig8, hetero in sequence, their defaults)
@@ -50,6 +50,9 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        8 MiB messages per path, default 1; 0 skips it) and MPTCP (table2.csv). Then random loss (nftables) of each --loss percent on
        default queues, cc-chunkprobe (--loss-mib per path, default 32) beside cc-fixed (a quarter of
        that), both with 7 retries, over each of --loss-paths (table2-loss.csv; --loss none skips it).
+       Every Virtuoso transfer is preceded, in the same two JVMs, by --warmup M (default 2) MP_WRITEs
+       of 8 MiB per path on a connection of its own that is not measured (bench --warmup): the JIT has
+       compiled the data path, and the measured connection's chunk probe starts afresh; 0 = cold JVMs.
  fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
        each message size of --msg-sizes: Virtuoso's client and server, transfer only.
  hetero: four core links of 200/100/50/25 Mbit/s (sum 375): --runs (default 5) transfers of --size
@@ -429,7 +432,9 @@ run_t2() {
   local va vb cj=$LOG_DIR/virtuoso-client-$tag.json
   va=$(first "$VNICS_A" "$n"); vb=$(first "$VNICS_B" "$n")
   rm -f "$cj"
-  "${BENCH_B[@]}" -q "$n" --vnics "$vb" --wait 120 --json-file "$LOG_DIR/virtuoso-server-$tag.json" \
+  # both ends take the same options (perftest's rule): the server's probe flows and QPs follow the
+  # same congestion policy, retry count, window and ACK timeout as the client's
+  "${BENCH_B[@]}" -q "$n" --vnics "$vb" --wait 120 --json-file "$LOG_DIR/virtuoso-server-$tag.json" "$@" \
       >"$LOG_DIR/virtuoso-server-$tag.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $BENCH_PORT
@@ -489,6 +494,14 @@ print("%d,%s" % (out, "%.1f" % (total / out) if out else ""))
 PYEOF
 }
 
+# --warmup of a bench pair over n paths: WARMUP messages of 8 MiB per path on a first connection
+# that is not measured (the JVMs' JIT compiles the data path; the measured connection's chunk probe
+# starts afresh), nothing with --warmup 0
+warmup() {
+  ((WARMUP > 0)) && echo "--warmup $((WARMUP * $1))"
+  return 0
+}
+
 # --cc of table2's cc-chunkprobe runs (both tables): T2_CC_PROPS=key=value,... in the environment
 # gives them other settings than the policy's defaults
 probe_cc() {
@@ -501,13 +514,14 @@ probe_cc() {
 # random-loss table (default queues, nftables drops): cc-chunkprobe beside cc-fixed.
 table2() {
   SIZE= SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" MSGS=8 QUEUE=64kb BURST=32kb WINDOW=512 RETRY=0
-  FIXED_MSGS=1 LOSS="0.1 1 5" LOSS_PATHS="1 4" LOSS_MIB=32 T2_TIMEOUT=150
-  ALLOWED="--paths --msgs --queue --burst --window --retry --rate --fixed-msgs --loss --loss-paths --loss-mib"
+  FIXED_MSGS=1 LOSS="0.1 1 5" LOSS_PATHS="1 4" LOSS_MIB=32 T2_TIMEOUT=150 WARMUP=2
+  ALLOWED="--paths --msgs --queue --burst --window --retry --rate --fixed-msgs --loss --loss-paths --loss-mib --warmup"
   parse_opts "$@"
   [[ "$MSGS" =~ ^[0-9]+$ ]] && ((MSGS >= 1 && MSGS <= 1000)) || die "--msgs must be 1..1000"
   [[ "$FIXED_MSGS" =~ ^[0-9]+$ ]] && ((FIXED_MSGS <= 1000)) || die "--fixed-msgs must be 0..1000"
   [[ "$WINDOW" =~ ^[0-9]+$ ]] && ((WINDOW >= 8 && WINDOW <= 4096)) || die "--window must be 8..4096 packets"
   [[ "$RETRY" =~ ^[0-7]$ ]] || die "--retry must be 0..7"
+  [[ "$WARMUP" =~ ^[0-9]+$ ]] && ((WARMUP <= 100)) || die "--warmup must be 0..100 messages per path"
   [[ "$LOSS_MIB" =~ ^[0-9]+$ ]] && ((LOSS_MIB >= 8 && LOSS_MIB % 8 == 0 && LOSS_MIB <= 4096)) \
     || die "--loss-mib must be a multiple of 8 in 8..4096"
   [[ "$LOSS" == none ]] && LOSS=
@@ -521,6 +535,8 @@ table2() {
     [[ "$n" =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAXN)) || die "--loss-paths must be 1..the largest of --paths: $n"
   done
   start table2 --queue "$QUEUE" --burst "$BURST"
+  echo "warm-up: $WARMUP MP_WRITEs of 8 MiB per path on a first, unmeasured connection before each Virtuoso transfer" \
+    >>"$OUT/machine.txt"
   # the core's path-event log (DEBUG) in the clients' logs, for the repair columns
   local jul=$OUT/path-events.properties
   printf '%s\n' 'handlers=java.util.logging.ConsoleHandler' 'java.util.logging.ConsoleHandler.level=FINE' \
@@ -545,7 +561,7 @@ table2() {
     d0=$(link_drops)
     f=",,,,,,,"
     cpu=","
-    run_t2 "$n" "$bytes" "t2-$n" --cc "$(probe_cc)" --retry "$RETRY" "${qp[@]}" && f=$(t2_fields "$n" "t2-$n") \
+    run_t2 "$n" "$bytes" "t2-$n" --cc "$(probe_cc)" --retry "$RETRY" "${qp[@]}" $(warmup "$n") && f=$(t2_fields "$n" "t2-$n") \
       && cpu=$(t2_cpu "t2-$n")
     cpu="$cpu,$(t2_repairs "t2-$n")"
     echo "cc-chunkprobe,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \
@@ -555,7 +571,7 @@ table2() {
     d0=$(link_drops)
     f=",,,,,,,"
     cpu=","
-    run_t2 "$n" "$bytes" "t2-r7-$n" --cc "$(probe_cc)" --retry 7 "${qp[@]}" && f=$(t2_fields "$n" "t2-r7-$n") \
+    run_t2 "$n" "$bytes" "t2-r7-$n" --cc "$(probe_cc)" --retry 7 "${qp[@]}" $(warmup "$n") && f=$(t2_fields "$n" "t2-r7-$n") \
       && cpu=$(t2_cpu "t2-r7-$n")
     cpu="$cpu,$(t2_repairs "t2-r7-$n")"
     echo "cc-chunkprobe-retry7,$n,$f" | awk -F, -v OFS=, -v r="$RBITS" -v d=$(($(link_drops) - d0)) \

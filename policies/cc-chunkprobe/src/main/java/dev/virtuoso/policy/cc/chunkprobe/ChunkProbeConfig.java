@@ -39,6 +39,12 @@ public @interface ChunkProbeConfig {
             + " many successful chunks at it (doubled after each failed try); 0 = never (the paper).", min = "0")
     long reprobeAfterChunks() default 1024;
 
+    @AttributeDefinition(description = "Each wait before a re-probe (reprobeAfterChunks, and its doublings)"
+            + " is lengthened by a random 0..this percent of it, drawn per path: paths that started together"
+            + " and run at the same rate would otherwise re-probe, overflow and be repaired all at once.",
+            min = "0", max = "100")
+    int reprobeJitterPercent() default 50;
+
     @AttributeDefinition(description = "Full-size chunks a size is measured over before it grows.", min = "1")
     int levelChunks() default 16;
 

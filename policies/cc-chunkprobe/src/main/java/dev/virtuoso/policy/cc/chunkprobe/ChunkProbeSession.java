@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 
@@ -23,7 +24,9 @@ import dev.virtuoso.spi.policy.PathStateView;
  * <li>A second such loss: back to the proven size, STEADY (threshold found). After
  * {@code reprobeAfterChunks} successes a step up is tried again: if its level completes the path got
  * better and probing starts over in BINARY (the size grows back); if it fails, STEADY again and the
- * next try waits twice as long (at most {@value #MAX_REPROBE_BACKOFF} times).</li>
+ * next try waits twice as long (at most {@value #MAX_REPROBE_BACKOFF} times). Each wait is lengthened
+ * by a random 0..{@code reprobeJitterPercent} of it, per path, so that paths which started together
+ * do not all overflow and go through a QP repair at the same moment.</li>
  * <li>RETRY_EXCEEDED of a chunk no larger than the proven size (conditions got worse): halve and
  * go LINEAR. Other outcomes (FLUSHED after a QP failure, RNR, errors) say nothing about size.</li>
  * <li>A level whose chunks completed {@code slowdownPercent} slower (bytes per second of chunk
@@ -80,6 +83,10 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
     private int[] phase = new int[0];
     private long[] steadyRun = new long[0];
     private long[] reprobeWait = new long[0];
+    /** Factor of reprobeAfterChunks the next wait is based on: doubled by each failed re-probe. */
+    private long[] reprobeBackoff = new long[0];
+    /** Draws the re-probe waits' jitter; seeded by the connection, so a run is reproducible. */
+    private final SplittableRandom jitter;
     private boolean[] reprobing = new boolean[0];
     private int[] levelCount = new int[0];
     private long[] levelBytes = new long[0];
@@ -113,6 +120,7 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         this.paths = paths;
         this.s = settings;
         this.registry = registry;
+        this.jitter = new SplittableRandom(connectionId.hashCode());
         fit();
         registry.add(this);
     }
@@ -223,7 +231,8 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         if (reprobing[p]) {
             // the path got better: find its new threshold from here
             reprobing[p] = false;
-            reprobeWait[p] = s.reprobeAfterChunks();
+            reprobeBackoff[p] = 1;
+            reprobeWait[p] = jittered(s.reprobeAfterChunks());
             phase[p] = BINARY;
         }
         grow(p);
@@ -295,7 +304,8 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         size[p] = safe[p];
         if (reprobing[p]) {
             reprobing[p] = false;
-            reprobeWait[p] = Math.min(reprobeWait[p] * 2, s.reprobeAfterChunks() * MAX_REPROBE_BACKOFF);
+            reprobeBackoff[p] = Math.min(reprobeBackoff[p] * 2, MAX_REPROBE_BACKOFF);
+            reprobeWait[p] = jittered(s.reprobeAfterChunks() * reprobeBackoff[p]);
             phase[p] = STEADY;
         } else {
             phase[p] = phase[p] == BINARY ? LINEAR : STEADY;
@@ -303,6 +313,12 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         steadyRun[p] = 0;
         bestRate[p] = 0;
         resetLevel(p);
+    }
+
+    /** {@code chunks} plus a random 0..reprobeJitterPercent of it. */
+    private long jittered(long chunks) {
+        long spread = chunks * s.reprobeJitterPercent() / 100;
+        return spread > 0 ? chunks + jitter.nextLong(spread + 1) : chunks;
     }
 
     private void resetLevel(int p) {
@@ -366,7 +382,11 @@ final class ChunkProbeSession implements CongestionAvoidanceSession {
         phase = Arrays.copyOf(phase, n);
         steadyRun = Arrays.copyOf(steadyRun, n);
         reprobeWait = Arrays.copyOf(reprobeWait, n);
-        Arrays.fill(reprobeWait, old, n, s.reprobeAfterChunks());
+        for (int p = old; p < n; p++) {
+            reprobeWait[p] = jittered(s.reprobeAfterChunks());
+        }
+        reprobeBackoff = Arrays.copyOf(reprobeBackoff, n);
+        Arrays.fill(reprobeBackoff, old, n, 1);
         reprobing = Arrays.copyOf(reprobing, n);
         levelCount = Arrays.copyOf(levelCount, n);
         levelBytes = Arrays.copyOf(levelBytes, n);

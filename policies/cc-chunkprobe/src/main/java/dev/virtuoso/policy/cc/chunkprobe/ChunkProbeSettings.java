@@ -5,12 +5,12 @@ import dev.virtuoso.spi.policy.PolicyContext;
 /** Validated settings of one session (see {@link ChunkProbeConfig} for each). */
 record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxChunkBytes, long linearStepBytes,
         int window, long reprobeAfterChunks, int levelChunks, long levelBytes, int slowdownPercent,
-        int windowAfterLoss, int gainPercent, int collapsePercent) {
+        int windowAfterLoss, int gainPercent, int collapsePercent, int reprobeJitterPercent) {
 
     private static final String P = ChunkProbePolicy.NAME + ".";
     /** The defaults of {@link ChunkProbeConfig}. */
     static final ChunkProbeSettings DEFAULTS = new ChunkProbeSettings(16384, 4096, 64L << 20, 65536, 2, 1024, 16,
-            1L << 20, 5, 1, 5, 25);
+            1L << 20, 5, 1, 5, 25, 50);
 
     ChunkProbeSettings {
         atLeast("minChunkBytes", minChunkBytes, 1);
@@ -25,12 +25,14 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
         percent("slowdownPercent", slowdownPercent);
         atLeast("gainPercent", gainPercent, 0);
         percent("collapsePercent", collapsePercent);
+        percent("reprobeJitterPercent", reprobeJitterPercent);
     }
 
     static ChunkProbeSettings of(ChunkProbeConfig c) {
         return new ChunkProbeSettings(c.initialChunkBytes(), c.minChunkBytes(), c.maxChunkBytes(),
                 c.linearStepBytes(), c.window(), c.reprobeAfterChunks(), c.levelChunks(), c.levelBytes(),
-                c.slowdownPercent(), c.windowAfterLoss(), c.gainPercent(), c.collapsePercent());
+                c.slowdownPercent(), c.windowAfterLoss(), c.gainPercent(), c.collapsePercent(),
+                c.reprobeJitterPercent());
     }
 
     /** @return these defaults with the connection's {@code cc-chunkprobe.<name>} properties applied */
@@ -42,7 +44,8 @@ record ChunkProbeSettings(long initialChunkBytes, long minChunkBytes, long maxCh
                 ctx.longProperty(P + "reprobeAfterChunks", reprobeAfterChunks),
                 intOf(ctx, "levelChunks", levelChunks), ctx.longProperty(P + "levelBytes", levelBytes),
                 intOf(ctx, "slowdownPercent", slowdownPercent), intOf(ctx, "windowAfterLoss", windowAfterLoss),
-                intOf(ctx, "gainPercent", gainPercent), intOf(ctx, "collapsePercent", collapsePercent));
+                intOf(ctx, "gainPercent", gainPercent), intOf(ctx, "collapsePercent", collapsePercent),
+                intOf(ctx, "reprobeJitterPercent", reprobeJitterPercent));
     }
 
     private static int intOf(PolicyContext ctx, String name, int dflt) {

@@ -1,6 +1,7 @@
 package dev.virtuoso.policy.cc.chunkprobe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 
@@ -81,7 +82,8 @@ class ChunkProbeAdaptationTest {
     @Test
     void reprobesGrowBackOnABetterPathAndBackOffOnAnUnchangedOne() {
         ChunkProbeSession cc = session(Map.of("cc-chunkprobe.levelChunks", 1, "cc-chunkprobe.levelBytes", 1,
-                "cc-chunkprobe.reprobeAfterChunks", 10, "cc-chunkprobe.maxChunkBytes", 4096 * KIB));
+                "cc-chunkprobe.reprobeAfterChunks", 10, "cc-chunkprobe.maxChunkBytes", 4096 * KIB,
+                "cc-chunkprobe.reprobeJitterPercent", 0));
         complete(cc, 1, 10); // 64 -> 128
         cc.onChunkComplete(0, 128 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // back to 64, linear
         complete(cc, 1, 10); // 64 -> 80
@@ -112,6 +114,51 @@ class ChunkProbeAdaptationTest {
         cc.onChunkComplete(0, 2560 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED);
         assertEquals(1280 * KIB, cc.maxChunkBytes(0));
         assertEquals(ChunkProbeSession.LINEAR, cc.phase(0));
+    }
+
+    /**
+     * Eight paths that started together and run alike reach STEADY at the same chunk count; each
+     * waits reprobeAfterChunks (100) plus a random 0..50% before its re-probe, so they do not all
+     * step up (and overflow, and go through a QP repair) at once. A failed re-probe doubles the
+     * wait, jittered the same way.
+     */
+    @Test
+    void pathsThatStartedTogetherReprobeAtDifferentTimes() {
+        int paths = 8;
+        ChunkProbeSession cc = (ChunkProbeSession) new ChunkProbePolicy().newSession(new PolicyContext("j",
+                Map.of("cc-chunkprobe.window", 1, "cc-chunkprobe.initialChunkBytes", 65536, "cc-chunkprobe.levelChunks",
+                        1, "cc-chunkprobe.levelBytes", 1, "cc-chunkprobe.reprobeAfterChunks", 100)), new FakePaths(paths));
+        long[] firstTry = new long[paths];
+        long[] secondTry = new long[paths];
+        for (int p = 0; p < paths; p++) {
+            cc.onChunkComplete(p, 64 * KIB, 1000, ChunkOutcome.SUCCESS); // 64 -> 128
+            cc.onChunkComplete(p, 128 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // back to 64, linear
+            cc.onChunkComplete(p, 64 * KIB, 1000, ChunkOutcome.SUCCESS); // 64 -> 80
+            cc.onChunkComplete(p, 80 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // steady at 64
+            assertEquals(ChunkProbeSession.STEADY, cc.phase(p));
+            firstTry[p] = successesUntilStepUp(cc, p);
+            cc.onChunkComplete(p, 80 * KIB, 1000, ChunkOutcome.RETRY_EXCEEDED); // the try fails
+            secondTry[p] = successesUntilStepUp(cc, p);
+        }
+        java.util.Set<Long> distinct = new java.util.HashSet<>();
+        for (int p = 0; p < paths; p++) {
+            assertTrue(firstTry[p] >= 100 && firstTry[p] <= 150, "within 100..150: " + firstTry[p]);
+            assertTrue(secondTry[p] >= 200 && secondTry[p] <= 300, "doubled, within 200..300: " + secondTry[p]);
+            distinct.add(firstTry[p]);
+        }
+        assertTrue(distinct.size() >= paths / 2, "spread out: " + java.util.Arrays.toString(firstTry));
+    }
+
+    /** Completes chunks of path p's current size until it steps up; returns how many it took. */
+    private static long successesUntilStepUp(ChunkProbeSession cc, int p) {
+        long size = cc.maxChunkBytes(p);
+        for (long n = 1; n <= 10_000; n++) {
+            cc.onChunkComplete(p, size, 1000, ChunkOutcome.SUCCESS);
+            if (cc.maxChunkBytes(p) > size) {
+                return n;
+            }
+        }
+        throw new AssertionError("no re-probe within 10,000 chunks");
     }
 
     /**

@@ -25,25 +25,28 @@ class ChunkProbeEdgesTest {
 
     @Test
     void settingsBoundsAreInclusiveAndEachBelowIsRejected() {
-        assertEquals(1, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25).maxChunkBytes());
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 0, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 2, 2, 1, 1, 0, 1, 1, 5, 1, 0, 25),
+        assertEquals(1, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25, 0).maxChunkBytes());
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 0, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 2, 2, 1, 1, 0, 1, 1, 5, 1, 0, 25, 0),
                 "initial below the minimum");
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(2, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25),
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(2, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25, 0),
                 "maximum below the initial");
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 0, 1, 0, 1, 1, 5, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 0, 0, 1, 1, 5, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, -1, 1, 1, 5, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 0, 1, 5, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 0, 5, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, -1, 1, 0, 25));
-        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 101, 1, 0, 25));
-        assertEquals(100, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 100, 1, 0, 25).slowdownPercent());
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 0, 1, 0, 1, 1, 5, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 0, 0, 1, 1, 5, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, -1, 1, 1, 5, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 0, 1, 5, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 0, 5, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, -1, 1, 0, 25, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 101, 1, 0, 25, 0));
+        assertEquals(100, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 100, 1, 0, 25, 0).slowdownPercent());
+        assertEquals(100, new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25, 100).reprobeJitterPercent());
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25, 101));
+        assertThrows(IllegalArgumentException.class, () -> new ChunkProbeSettings(1, 1, 1, 1, 1, 0, 1, 1, 5, 1, 0, 25, -1));
     }
 
     @Test
     void windowPropertyMustFitAnInt() {
-        ChunkProbeSettings d = new ChunkProbeSettings(INITIAL, 4096, 64L << 20, 65536, 2, 0, 1, 1, 5, 1, 0, 25);
+        ChunkProbeSettings d = new ChunkProbeSettings(INITIAL, 4096, 64L << 20, 65536, 2, 0, 1, 1, 5, 1, 0, 25, 0);
         assertEquals(Integer.MAX_VALUE,
                 d.with(new PolicyContext("c", Map.of("cc-chunkprobe.window", (long) Integer.MAX_VALUE))).window());
         assertThrows(IllegalArgumentException.class,

@@ -75,7 +75,8 @@ class ChunkProbeGainTest {
 
     /** Reaches STEADY at 128 KiB through failed gains (no WR fails), then runs STEADY levels at the rates. */
     private static ChunkProbeSession steadyAfter(double... steadyRates) {
-        ChunkProbeSession cc = session(Map.of("cc-chunkprobe.reprobeAfterChunks", 4 * steadyRates.length + 4));
+        ChunkProbeSession cc = session(Map.of("cc-chunkprobe.reprobeAfterChunks", 4 * steadyRates.length + 4,
+                "cc-chunkprobe.reprobeJitterPercent", 0)); // exact waits
         level(cc, 10);
         level(cc, 10.6);
         level(cc, 11.0);

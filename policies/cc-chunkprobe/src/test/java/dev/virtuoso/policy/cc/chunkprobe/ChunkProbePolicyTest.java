@@ -190,7 +190,7 @@ class ChunkProbePolicyTest {
     void boundsAndReprobing() {
         ChunkProbeSession cc = session(new ChunkProbePolicy(), "c", new FakePaths(1),
                 Map.of("cc-chunkprobe.maxChunkBytes", 256 * KIB, "cc-chunkprobe.reprobeAfterChunks", 3,
-                        "cc-chunkprobe.window", 4));
+                        "cc-chunkprobe.window", 4, "cc-chunkprobe.reprobeJitterPercent", 0)); // exact waits
         assertEquals(4, cc.maxOutstandingChunks(0));
         LossyPath path = new LossyPath(0, 200 * KIB);
         path.run(cc, 40);

@@ -57,7 +57,7 @@ final class BenchClient {
             iters.add(o.iterationsFor(s));
         }
         c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
-        int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters));
+        int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters, !report));
         c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
         long readyLength = awaitSendAndRecv(e);
         RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);

@@ -48,8 +48,8 @@ import dev.virtuoso.commands.cli.Units;
  * @param secret bootstrap shared secret read from {@code --secret-file}, or {@code null} for none
  * @param bind server: bootstrap address to listen on, or {@code null} for the default
  *     ({@link #listenAddress})
- * @param warmup iterations per size run on a first connection that is not measured (0: none); both
- *     sides take it, the server then serves two connections
+ * @param warmup client: iterations per size run on a first connection that is not measured (0: none;
+ *     its HELLO tells the server, which needs no option for it)
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
@@ -114,9 +114,9 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                     "bootstrap shared secret (16..4096 bytes, chmod 600); both sides give the same one")
             .option((char) 0, "bind", "ADDR", null, "server: bootstrap address to listen on (default: 127.0.0.1 "
                     + "for loopback vNICs, else the first vNIC; 0.0.0.0 for every interface)")
-            .option((char) 0, "warmup", "N", "0", "first run N iterations per size on a connection that is not"
-                    + " measured, so the JIT has compiled the data path; the measured connection's policies start"
-                    + " afresh (both sides: the server then serves two connections)");
+            .option((char) 0, "warmup", "N", "0", "client: first run N iterations per size on a connection that is"
+                    + " not measured, so the JIT has compiled the data path on both sides; the measured connection's"
+                    + " policies start afresh (the server follows the client's HELLO: there the option has no effect)");
 
     /**
      * @param a parsed command line (not a help request)

@@ -8,8 +8,9 @@ import dev.virtuoso.api.RemoteMemory;
 
 /**
  * The bench's control messages, carried as MP_SENDs in a small registered buffer: the client's
- * HELLO (operation and the sizes with their iteration counts), the server's READY (its data
- * region), and the client's DONE. Every message starts with a magic and a type; decoding checks
+ * HELLO (operation and the sizes with their iteration counts; a warm-up connection's HELLO has a
+ * type of its own, so the server serves it without reporting and waits for the next), the
+ * server's READY (its data region), and the client's DONE. Every message starts with a magic and a type; decoding checks
  * both and every length, since the peer is another process. Stateless.
  */
 public final class BenchProtocol {
@@ -21,6 +22,7 @@ public final class BenchProtocol {
     private static final int HELLO = 1;
     private static final int READY = 2;
     private static final int DONE = 3;
+    private static final int WARMUP_HELLO = 4;
     private static final int MAX_SIZES = 64;
 
     private BenchProtocol() {
@@ -32,8 +34,9 @@ public final class BenchProtocol {
      * @param op the operation
      * @param sizes message sizes
      * @param iterations iterations of each size
+     * @param warmup a warm-up run (not measured; the measured connection follows)
      */
-    public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations) {
+    public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup) {
         /** @return messages the client will MP_SEND in total (SEND test) */
         public long totalMessages() {
             long n = 0;
@@ -47,7 +50,7 @@ public final class BenchProtocol {
     /** @param buf destination (position 0) @param h the hello @return bytes written */
     public static int writeHello(ByteBuffer buf, Hello h) {
         ByteBuffer b = buf.duplicate().clear();
-        b.putInt(MAGIC).putInt(HELLO).putInt(h.op().ordinal()).putInt(h.sizes().size());
+        b.putInt(MAGIC).putInt(h.warmup() ? WARMUP_HELLO : HELLO).putInt(h.op().ordinal()).putInt(h.sizes().size());
         for (int i = 0; i < h.sizes().size(); i++) {
             b.putInt(h.sizes().get(i)).putInt(h.iterations().get(i));
         }
@@ -61,7 +64,8 @@ public final class BenchProtocol {
      * @throws IllegalStateException if it is not a well-formed hello
      */
     public static Hello readHello(ByteBuffer buf, int length) {
-        ByteBuffer b = header(buf, length, HELLO, 16);
+        boolean warmup = length >= 8 && length <= buf.capacity() && buf.getInt(4) == WARMUP_HELLO;
+        ByteBuffer b = header(buf, length, warmup ? WARMUP_HELLO : HELLO, 16);
         int op = b.getInt();
         int n = b.getInt();
         if (op < 0 || op >= BenchOptions.Op.values().length || n < 1 || n > MAX_SIZES || length < 16 + 8 * n) {
@@ -78,7 +82,7 @@ public final class BenchProtocol {
             sizes.add(size);
             iters.add(it);
         }
-        return new Hello(BenchOptions.Op.values()[op], sizes, iters);
+        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup);
     }
 
     /** @param buf destination @param region the server's data region @return bytes written */

@@ -32,7 +32,7 @@ final class BenchReport {
         out.printf(Locale.ROOT, " %-20s : %s%n", "Congestion avoid.", e.options.congestionAvoidance());
         out.printf(Locale.ROOT, " %-20s : %d[B]%n", "Mtu", e.options.mtu());
         out.printf(Locale.ROOT, " %-20s : %d%n", "Tx depth", o.txDepth());
-        if (o.warmup() > 0) {
+        if (o.client() && o.warmup() > 0) {
             out.printf(Locale.ROOT, " %-20s : %d iterations per size on a first connection%n", "Warm-up", o.warmup());
         }
         out.printf(Locale.ROOT, " %-20s : %s%n", o.client() ? "Server" : "Client", peer);

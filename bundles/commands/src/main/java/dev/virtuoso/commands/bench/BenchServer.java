@@ -13,13 +13,15 @@ import dev.virtuoso.api.MultipathListener;
 import dev.virtuoso.commands.VirtuosoServices;
 
 /**
- * The bench server: listens on the bootstrap port, accepts one client (two with {@code --warmup}: the
- * client's warm-up connection first, served alike and not reported), registers a region as
+ * The bench server: listens on the bootstrap port, accepts one client (and before it the client's
+ * warm-up connections, whose HELLO says so: served alike, not reported), registers a region as
  * large as the client's largest size, answers READY with it and then serves: for SEND it keeps
  * receive buffers posted and counts the messages, for WRITE and READ it waits for DONE (or the
  * client going away).
  */
 final class BenchServer {
+    /** Warm-up connections served before a measured one at most (a client that never measures ends it). */
+    static final int MAX_WARMUP_CONNECTIONS = 16;
 
     private BenchServer() {
     }
@@ -34,17 +36,22 @@ final class BenchServer {
             }
             out.println("waiting for a client on " + listener.localAddress() + " (vNICs "
                     + e.vnics.stream().map(a -> a.getHostAddress()).toList() + ", up to " + o.waitSeconds() + " s)");
-            if (o.warmup() > 0) {
-                // the client's warm-up connection: served alike, nothing reported
-                serveOne(listener.accept(o.waitSeconds(), TimeUnit.SECONDS), o, e, null);
+            // the client's warm-up connections (its HELLO says so) are served alike, nothing reported
+            for (int warmups = 0; !serveOne(listener.accept(o.waitSeconds(), TimeUnit.SECONDS), o, e, out); warmups++) {
                 e.detach();
+                if (warmups + 1 >= MAX_WARMUP_CONNECTIONS) {
+                    throw new IOException(MAX_WARMUP_CONNECTIONS + " warm-up connections and no measured one");
+                }
             }
-            serveOne(listener.accept(o.waitSeconds(), TimeUnit.SECONDS), o, e, out);
         }
     }
 
-    /** One client's connection, until its DONE; {@code out == null}: a warm-up, nothing printed or written. */
-    private static void serveOne(MultipathConnection c, BenchOptions o, BenchEndpoint e, PrintStream out)
+    /**
+     * One client's connection, until its DONE.
+     *
+     * @return false if it was a warm-up (nothing printed or written)
+     */
+    private static boolean serveOne(MultipathConnection c, BenchOptions o, BenchEndpoint e, PrintStream out)
             throws IOException, InterruptedException {
         if (c == null) {
             throw new IOException("no client connected within " + o.waitSeconds() + " s");
@@ -68,7 +75,7 @@ final class BenchServer {
         }
         c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
         BenchOptions shown = o.asServerOf(h.op(), h.sizes(), e.vnics);
-        if (out != null) {
+        if (!h.warmup()) {
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
         }
         long received = serve(c, h, expected, rxDepth, max, e);
@@ -78,8 +85,8 @@ final class BenchServer {
             c.postSend(5, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
             e.awaitControl(MpOpcode.SEND);
         }
-        if (out == null) {
-            return;
+        if (h.warmup()) {
+            return false;
         }
         if (h.op() == BenchOptions.Op.SEND) {
             out.printf(Locale.ROOT, " served %s: %d message(s) received; sizes %s x iterations %s%n", h.op().title(),
@@ -94,6 +101,7 @@ final class BenchServer {
         if (o.jsonFile() != null) {
             BenchReport.writeJson(o.jsonFile(), BenchReport.serverJson(shown, e, seconds, cpu));
         }
+        return true;
     }
 
     /** Serves until DONE (WRITE, READ) or every message (SEND); returns the messages received. */

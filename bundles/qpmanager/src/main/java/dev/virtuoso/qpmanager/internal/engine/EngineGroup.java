@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
 
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
@@ -117,18 +118,19 @@ public final class EngineGroup implements AutoCloseable {
 
     /** @return duty cycles application threads ran so far ({@link #invokeOnPoll()}) */
     public long invokes() {
-        long n = 0;
-        for (EngineAgent a : agents) {
-            n += a.invokes();
-        }
-        return n;
+        return sum(EngineAgent::invokes);
     }
 
     /** @return times the agents' threads stood back for application threads running their duty cycles */
     public long standBacks() {
+        return sum(EngineAgent::standBacks);
+    }
+
+    /** @return the counter summed over the agents */
+    private long sum(ToLongFunction<EngineAgent> counter) {
         long n = 0;
         for (EngineAgent a : agents) {
-            n += a.standBacks();
+            n += counter.applyAsLong(a);
         }
         return n;
     }
@@ -165,11 +167,7 @@ public final class EngineGroup implements AutoCloseable {
 
     /** @return connection duty cycles run by all agents so far (grows only while some connection runs) */
     public long duties() {
-        long n = 0;
-        for (EngineAgent a : agents) {
-            n += a.duties();
-        }
-        return n;
+        return sum(EngineAgent::duties);
     }
 
     /**
@@ -177,38 +175,22 @@ public final class EngineGroup implements AutoCloseable {
      *     still running polls its CQ itself and gets none)
      */
     public long completionEvents() {
-        long n = 0;
-        for (EngineAgent a : agents) {
-            n += a.completionEvents();
-        }
-        return n;
+        return sum(EngineAgent::completionEvents);
     }
 
     /** @return times the agents parked so far (each ended by a wake-up from another thread or a timer) */
     public long parks() {
-        long n = 0;
-        for (EngineAgent a : agents) {
-            n += a.parks();
-        }
-        return n;
+        return sum(EngineAgent::parks);
     }
 
     /** @return wake-ups that found an agent's queue full (served by a scan instead) */
     long wakeOverflows() {
-        long n = 0;
-        for (EngineAgent a : agents) {
-            n += a.overflows();
-        }
-        return n;
+        return sum(EngineAgent::overflows);
     }
 
     /** @return devices the agents hold open now, each with one completion channel and event thread */
     public int openDevices() {
-        int n = 0;
-        for (EngineAgent a : agents) {
-            n += a.openDevices();
-        }
-        return n;
+        return Math.toIntExact(sum(EngineAgent::openDevices));
     }
 
     boolean isClosed() {

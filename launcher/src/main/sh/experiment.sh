@@ -50,9 +50,10 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        8 MiB messages per path, default 1; 0 skips it) and MPTCP (table2.csv). Then random loss (nftables) of each --loss percent on
        default queues, cc-chunkprobe (--loss-mib per path, default 32) beside cc-fixed (a quarter of
        that), both with 7 retries, over each of --loss-paths (table2-loss.csv; --loss none skips it).
-       Every Virtuoso transfer is preceded, in the same two JVMs, by --warmup M (default 2) MP_WRITEs
-       of 8 MiB per path on a connection of its own that is not measured (bench --warmup): the JIT has
-       compiled the data path, and the measured connection's chunk probe starts afresh; 0 = cold JVMs.
+       Each cc-chunkprobe transfer on the shallow queues (both retry settings) is preceded, in the same
+       two JVMs, by --warmup M (default 2) MP_WRITEs of 8 MiB per path on a connection of its own that
+       is not measured (bench --warmup): the JIT has compiled the data path, and the measured
+       connection's chunk probe starts afresh; 0 = cold JVMs. cc-fixed and the random-loss table run cold.
  fig8: CPU time per transfer of a --size flow (default 128M) against the number of paths, for
        each message size of --msg-sizes: Virtuoso's client and server, transfer only.
  hetero: four core links of 200/100/50/25 Mbit/s (sum 375): --runs (default 5) transfers of --size
@@ -535,7 +536,7 @@ table2() {
     [[ "$n" =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAXN)) || die "--loss-paths must be 1..the largest of --paths: $n"
   done
   start table2 --queue "$QUEUE" --burst "$BURST"
-  echo "warm-up: $WARMUP MP_WRITEs of 8 MiB per path on a first, unmeasured connection before each Virtuoso transfer" \
+  echo "warm-up: $WARMUP MP_WRITEs of 8 MiB per path on a first, unmeasured connection before each cc-chunkprobe transfer on the shallow queues" \
     >>"$OUT/machine.txt"
   # the core's path-event log (DEBUG) in the clients' logs, for the repair columns
   local jul=$OUT/path-events.properties

@@ -36,6 +36,17 @@ public final class ConnectOptions {
      * @since 1.1
      */
     public static final int MAX_PATHS = 32;
+    /**
+     * Smallest small-message slot: a slot must hold one of the reassembly's control messages (a
+     * report, a credit and an advertisement).
+     *
+     * @since 1.3
+     */
+    public static final int MIN_SLOT_BYTES = 64;
+    /** @since 1.3 largest small-message slot */
+    public static final int MAX_SLOT_BYTES = 1 << 20;
+    /** @since 1.3 default small-message slot: 16 slots of it are 256 KiB per connection end */
+    public static final int DEFAULT_SLOT_BYTES = 16 * 1024;
 
     private final String provider;
     private final String device;
@@ -58,6 +69,7 @@ public final class ConnectOptions {
     private final int retryCount;
     private final int rnrRetry;
     private final int smallMessageSlots;
+    private final int smallMessageSlotBytes;
 
     private ConnectOptions(Builder b) {
         provider = b.provider;
@@ -81,6 +93,7 @@ public final class ConnectOptions {
         retryCount = b.retryCount;
         rnrRetry = b.rnrRetry;
         smallMessageSlots = b.smallMessageSlots;
+        smallMessageSlotBytes = b.smallMessageSlotBytes;
     }
 
     /** @return a builder with every default */
@@ -112,6 +125,7 @@ public final class ConnectOptions {
         b.retryCount = retryCount;
         b.rnrRetry = rnrRetry;
         b.smallMessageSlots = smallMessageSlots;
+        b.smallMessageSlotBytes = smallMessageSlotBytes;
         return b;
     }
 
@@ -210,6 +224,15 @@ public final class ConnectOptions {
         return smallMessageSlots;
     }
 
+    /**
+     * @return bytes of each small-message slot as configured; a connection uses the smaller of
+     *     this and the split threshold
+     * @since 1.3
+     */
+    public int smallMessageSlotBytes() {
+        return smallMessageSlotBytes;
+    }
+
     @Override
     public String toString() {
         return "ConnectOptions[provider=" + provider + ", device=" + device + ", local=" + localAddresses
@@ -241,6 +264,7 @@ public final class ConnectOptions {
         private int retryCount = 7;
         private int rnrRetry = 7;
         private int smallMessageSlots = 16;
+        private int smallMessageSlotBytes = DEFAULT_SLOT_BYTES;
 
         private Builder() {
         }
@@ -449,9 +473,28 @@ public final class ConnectOptions {
             return this;
         }
 
-        /** @param n receive slots pre-posted for small (unsplit) MP_SENDs, placement notices and the reassembly's control messages (at least 3: the last credit is kept for control messages), each as large as the split threshold; default 16 (1 MiB of registered memory per connection end at the default threshold; the credits a peer has for small sends and notices in flight; with 8, re-sends after a path failure emptied the SRQ on rxe, docs/rxe-interop.md) @return this */
+        /** @param n receive slots pre-posted for small (unsplit) MP_SENDs, placement notices and the reassembly's control messages (at least 3: the last credit is kept for control messages), each {@link #smallMessageSlotBytes} (at most the split threshold); default 16 (256 KiB of registered memory per connection end at the default slot size; the credits a peer has for small sends and notices in flight; with 8, re-sends after a path failure emptied the SRQ on rxe, docs/rxe-interop.md) @return this */
         public Builder smallMessageSlots(int n) {
             this.smallMessageSlots = atLeast(n, 3, "smallMessageSlots");
+            return this;
+        }
+
+        /**
+         * @param bytes size of each small-message slot, {@value #MIN_SLOT_BYTES}..{@value
+         *     #MAX_SLOT_BYTES}: an MP_SEND below the split threshold that fits the peer's slot lands
+         *     in a slot with one RDMA packet train and is copied into the matching MP_RECV; a larger
+         *     one goes whole on one path into the advertised MP_RECV and is announced by a placement
+         *     notice (no copy, one more packet); a connection uses the smaller of this and the split
+         *     threshold; default 16 KiB (16 slots: 256 KiB of registered memory per connection end)
+         * @return this
+         * @since 1.3
+         */
+        public Builder smallMessageSlotBytes(int bytes) {
+            if (bytes < MIN_SLOT_BYTES || bytes > MAX_SLOT_BYTES) {
+                throw new IllegalArgumentException("smallMessageSlotBytes must be " + MIN_SLOT_BYTES + ".."
+                        + MAX_SLOT_BYTES + ": " + bytes);
+            }
+            this.smallMessageSlotBytes = bytes;
             return this;
         }
 

@@ -26,12 +26,13 @@ import dev.virtuoso.commands.cli.ParsedArgs;
  * @param iperfPort iperf3's TCP port
  * @param csv file to write the results to as CSV, or {@code null}
  * @param slots small-message receive slots per connection end, 0 for the connector's default
+ * @param slotBytes bytes per small-message slot, 0 for the API's default
  * @param maxOutstanding MP requests (and receives) outstanding per connection end, 0 for
  *     {@code max(64, 2 x depth)}
  * @param properties policy properties of every connection (e.g. {@code pathmonitor.initialProbeFlows})
  */
 public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnection, int messageSize, int depth,
-        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots, int maxOutstanding,
+        String wire, int udpPort, boolean iperf, int iperfPort, String csv, int slots, int slotBytes, int maxOutstanding,
         Map<String, String> properties) {
 
     /** Most connections one run may open. */
@@ -50,6 +51,8 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
             .option((char) 0, "iperf-port", "PORT", "5201", "iperf3 TCP port on loopback")
             .option((char) 0, "csv", "FILE", null, "also write the results as CSV to FILE")
             .option((char) 0, "slots", "N", null, "small-message receive slots per connection end, 3..4096 (default: the API's)")
+            .option((char) 0, "slot-bytes", "SIZE", null, "bytes per small-message slot, ConnectOptions.smallMessageSlotBytes"
+                    + " (default: the API's, 16K)")
             .option((char) 0, "max-outstanding", "N", null, "MP requests (and receives) outstanding per connection end,"
                     + " ConnectOptions.maxOutstanding (default: max(64, 2 x depth); the API's default is 1024)")
             .option((char) 0, "property", "K=V,...", null, "policy properties of every connection, e.g. "
@@ -85,6 +88,7 @@ public record ScaleOptions(List<Integer> counts, int paths, long bytesPerConnect
         return new ScaleOptions(List.copyOf(counts), paths, bytes, size, a.intValue("depth", 1, 256), wire,
                 a.intValue("udp-port", 1, 65535), !a.flag("no-iperf"), a.intValue("iperf-port", 1, 65535),
                 a.value("csv"), a.has("slots") ? a.intValue("slots", 3, 4096) : 0,
+                a.has("slot-bytes") ? (int) a.size("slot-bytes", ConnectOptions.MIN_SLOT_BYTES, ConnectOptions.MAX_SLOT_BYTES) : 0,
                 a.has("max-outstanding") ? a.intValue("max-outstanding", 1, 1 << 16) : 0, properties(a.value("property")));
     }
 

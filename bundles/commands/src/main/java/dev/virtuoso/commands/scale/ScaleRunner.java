@@ -76,6 +76,9 @@ public final class ScaleRunner {
             if (o.slots() > 0) {
                 b.smallMessageSlots(o.slots());
             }
+            if (o.slotBytes() > 0) {
+                b.smallMessageSlotBytes(o.slotBytes());
+            }
             o.properties().forEach(b::policyProperty);
             ConnectOptions base = b.build();
             ByteBuffer pattern = ScalePair.pattern(o.messageSize());

@@ -26,6 +26,7 @@ class ScaleOptionsTest {
         assertEquals(2L * 4 * 65536, o.applicationBytesPerConnection());
         assertEquals(64, o.outstandingPerEnd(), "max(64, 2 x depth)");
         assertEquals(0, o.slots(), "the API's");
+        assertEquals(0, o.slotBytes(), "the API's");
     }
 
     @Test
@@ -36,6 +37,9 @@ class ScaleOptionsTest {
         assertEquals(3, o.slots());
         assertThrows(CommandError.class, () -> parse("--slots", "2"), "control messages need 3 slots");
         assertThrows(CommandError.class, () -> parse("--max-outstanding", "0"));
+        assertEquals(65536, parse("--slot-bytes", "64K").slotBytes());
+        assertThrows(CommandError.class, () -> parse("--slot-bytes", "63"), "a control message needs 64 bytes");
+        assertThrows(CommandError.class, () -> parse("--slot-bytes", "2M"));
     }
 
     @Test

@@ -14,8 +14,8 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 /**
  * Where the split threshold belongs, by latency: over {@link #PATHS} paths, the ping-pong of
  * {@link MpPingPong} (MP_SEND, and MP_WRITE + notice) for sizes from 4 KiB to 1 MiB, once with every
- * message whole on one path (split threshold above every size: an MP_SEND that fits the peer's
- * slot goes as one SEND into it, a larger one as WRITEs on one path) and once with every message
+ * message whole on one path (split threshold above every size, 1 MiB slots: an MP_SEND goes as
+ * one SEND into the peer's slot; MP_WRITE as WRITEs on one path) and once with every message
  * split over all paths (threshold 1 byte). The threshold belongs at the smallest size from which
  * splitting is faster.
  *
@@ -52,6 +52,10 @@ final class SplitLatency {
             for (boolean split : new boolean[] {false, true}) {
                 ConnectOptions o = new LatencyBench.Plan(iterations, split ? 1 : Integer.MAX_VALUE, new LatencyBench.Engine[0])
                         .options();
+                if (!split) {
+                    // whole: slots as large as they go (1 MiB), so every size up to 1 MiB is one SEND
+                    o = o.toBuilder().smallMessageSlotBytes(ConnectOptions.MAX_SLOT_BYTES).build();
+                }
                 try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), PATHS,
                         new LatencyBench.Engine(TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS),
                                 false), link)) {

@@ -80,9 +80,13 @@ final class Setup implements PathSetup, AutoCloseable {
                 options.mtu());
     }
 
-    /** Small-message slots hold messages below the split threshold (at least 64 bytes, at most 1 MiB). */
+    /**
+     * Small-message slots hold messages below the split threshold that fit them: the configured slot
+     * size, at most the threshold, at least {@link ReassemblyConfig#MIN_SLOT_BYTES}.
+     */
     static int slotBytes(ConnectOptions o) {
-        return (int) Math.max(64, Math.min(o.splitThreshold(), ReassemblyConfig.MAX_SLOT_BYTES));
+        return Math.max(ReassemblyConfig.MIN_SLOT_BYTES, Math.min(o.splitThreshold(),
+                Math.min(o.smallMessageSlotBytes(), ReassemblyConfig.MAX_SLOT_BYTES)));
     }
 
     /**

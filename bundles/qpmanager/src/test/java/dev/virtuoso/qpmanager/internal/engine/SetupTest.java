@@ -30,14 +30,25 @@ class SetupTest {
     }
 
     @Test
-    void slotBytesFollowTheSplitThresholdBetween64BytesAndTheLargestSlot() {
+    void slotBytesAreTheConfiguredSizeAtMostTheSplitThresholdAndAtLeast64Bytes() {
+        assertEquals(16 * 1024, Setup.slotBytes(ConnectOptions.builder().build()), "default");
         assertEquals(64, Setup.slotBytes(ConnectOptions.builder().splitThreshold(0).build()));
         assertEquals(64, Setup.slotBytes(ConnectOptions.builder().splitThreshold(63).build()));
         assertEquals(65, Setup.slotBytes(ConnectOptions.builder().splitThreshold(65).build()));
-        assertEquals(ReassemblyConfig.MAX_SLOT_BYTES,
-                Setup.slotBytes(ConnectOptions.builder().splitThreshold(ReassemblyConfig.MAX_SLOT_BYTES).build()));
-        assertEquals(ReassemblyConfig.MAX_SLOT_BYTES,
-                Setup.slotBytes(ConnectOptions.builder().splitThreshold(ReassemblyConfig.MAX_SLOT_BYTES + 1).build()));
+        assertEquals(8192, Setup.slotBytes(ConnectOptions.builder().smallMessageSlotBytes(8192).build()));
+        assertEquals(64 * 1024, Setup.slotBytes(ConnectOptions.builder().smallMessageSlotBytes(1 << 20).build()),
+                "the split threshold bounds it");
+        assertEquals(ReassemblyConfig.MAX_SLOT_BYTES, Setup.slotBytes(ConnectOptions.builder()
+                .smallMessageSlotBytes(ReassemblyConfig.MAX_SLOT_BYTES).splitThreshold(Integer.MAX_VALUE).build()));
+    }
+
+    @Test
+    void slotSizesOutsideTheirRangeAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> ConnectOptions.builder().smallMessageSlotBytes(63));
+        assertThrows(IllegalArgumentException.class,
+                () -> ConnectOptions.builder().smallMessageSlotBytes(ReassemblyConfig.MAX_SLOT_BYTES + 1));
+        assertEquals(ReassemblyConfig.MIN_SLOT_BYTES, ConnectOptions.MIN_SLOT_BYTES);
+        assertEquals(ReassemblyConfig.MAX_SLOT_BYTES, ConnectOptions.MAX_SLOT_BYTES);
     }
 
     @Test

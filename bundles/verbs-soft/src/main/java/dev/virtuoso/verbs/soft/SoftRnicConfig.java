@@ -34,6 +34,7 @@ public final class SoftRnicConfig {
     private final int readSegmentPackets;
     private final int txBurst;
     private final int rxBatch;
+    private final int doorbellQueue;
     private final long spinNanos;
     private final long yieldNanos;
     private final long maxParkNanos;
@@ -55,6 +56,7 @@ public final class SoftRnicConfig {
         readSegmentPackets = b.readSegmentPackets;
         txBurst = b.txBurst;
         rxBatch = b.rxBatch;
+        doorbellQueue = b.doorbellQueue;
         spinNanos = b.spinNanos;
         yieldNanos = b.yieldNanos;
         maxParkNanos = b.maxParkNanos;
@@ -129,6 +131,14 @@ public final class SoftRnicConfig {
     /** @return datagrams taken from each port per engine cycle */
     public int rxBatch() {
         return rxBatch;
+    }
+
+    /**
+     * @return QPs whose doorbells may wait for the engine at once; beyond it a doorbell makes the
+     *     engine visit every QP once
+     */
+    public int doorbellQueue() {
+        return doorbellQueue;
     }
 
     /** @return how long an idle engine spins before parking */
@@ -210,6 +220,7 @@ public final class SoftRnicConfig {
         private int readSegmentPackets = 32;
         private int txBurst = 32;
         private int rxBatch = 64;
+        private int doorbellQueue = 4096;
         private long spinNanos = 20_000;
         private long yieldNanos;
         private long maxParkNanos = 10_000_000;
@@ -340,6 +351,16 @@ public final class SoftRnicConfig {
         /** @param datagrams per-port receive batch per engine cycle @return this */
         public Builder rxBatch(int datagrams) {
             rxBatch = range(datagrams, 1, 4096, "rx batch");
+            return this;
+        }
+
+        /**
+         * @param qps QPs whose doorbells may be queued for the engine at once (1..1048576, default
+         *     4096); beyond it a doorbell makes the engine visit every QP of the device once
+         * @return this
+         */
+        public Builder doorbellQueue(int qps) {
+            doorbellQueue = range(qps, 1, 1 << 20, "doorbell queue");
             return this;
         }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.util.SlotRing;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.packet.Icrc;
 import dev.virtuoso.verbs.soft.packet.PacketBuilder;
@@ -20,8 +21,13 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
 
 /**
  * The device's engine: one thread that owns every QP of the device and runs a duty cycle (Aeron
- * style): control commands, receive a batch from every port, then for every QP pick up posted WRs,
- * run timers and transmit within the window. Control commands are also served between ports and
+ * style): control commands, receive a batch from every port, then for every active QP pick up
+ * posted WRs, run timers and transmit within the window. A QP is active from an event (a doorbell,
+ * a packet, a command) until a visit does no work and leaves it nothing to do later (nothing unsent,
+ * no timer, no response due), so a cycle costs the QPs with work, not every QP of the device: a
+ * device with thousands of idle QPs costs nothing. Posting threads ring a QP's doorbell once (a
+ * flag) and queue it in a bounded ring; if the ring is full they set a flag that makes the engine
+ * visit every QP once. Control commands are also served between ports and
  * between QPs: a caller of a verb (modify, create, destroy) waits for its command, and with many
  * busy QPs a whole cycle takes milliseconds (a core engine repairing one path must not stall the
  * others for that long). When a cycle does no work it spins briefly, then yields for a while if so
@@ -38,6 +44,11 @@ final class Engine implements Runnable, DatagramHandler {
     private static final long BLOCKED_LOSS_NANOS = 2_000_000L;
     /** Receive batches per port that a timer's final check takes at most (a flood ends it). */
     private static final int DRAIN_BATCHES = 16;
+
+    /** A slot of {@link #rung}. */
+    private static final class QpRef {
+        SoftQp qp;
+    }
 
     final SoftRnic rnic;
     final PacketBuilder builder = new PacketBuilder();
@@ -58,6 +69,13 @@ final class Engine implements Runnable, DatagramHandler {
     private final long yieldNanos;
     private final long maxParkNanos;
     private SoftQp[] qps = new SoftQp[0];
+    /** QPs whose doorbell rang, queued by posting threads (each at most once: {@link SoftQp#ring()}). */
+    private final SlotRing<QpRef> rung;
+    /** A posting thread found {@link #rung} full: visit every QP. */
+    private volatile boolean rungOverflow;
+    /** QPs visited each cycle: {@code active[0..activeCount)}, each with {@link SoftQp#active} set. */
+    private SoftQp[] active = new SoftQp[16];
+    private int activeCount;
     private final IntMap<SoftQp> byNum = new IntMap<>();
     private long now;
     private volatile boolean running = true;
@@ -76,6 +94,7 @@ final class Engine implements Runnable, DatagramHandler {
         this.spinNanos = c.spinNanos();
         this.yieldNanos = c.yieldNanos();
         this.maxParkNanos = c.maxParkNanos();
+        this.rung = new SlotRing<>(c.doorbellQueue(), i -> new QpRef());
     }
 
     @Override
@@ -89,12 +108,10 @@ final class Engine implements Runnable, DatagramHandler {
                 for (WirePort p : ports) {
                     work += receive(p) + pendingCommands();
                 }
+                work += takeDoorbells();
                 now = System.nanoTime();
                 txBlocked = false;
-                for (SoftQp qp : qps) {
-                    // a QP destroyed by a command of this cycle is in ERR: its service only flushes
-                    work += qp.service(this, now) + pendingCommands();
-                }
+                work += serviceActive();
                 if (work > 0) {
                     idleSince = 0;
                 } else if (idleSince == 0) {
@@ -120,6 +137,77 @@ final class Engine implements Runnable, DatagramHandler {
                 f.cancel(false);
             }
         }
+    }
+
+    /**
+     * Visits the active QPs (a QP destroyed by a command of this cycle is in ERR: its service only
+     * flushes); drops those that did nothing and have nothing left to do. Events during the loop
+     * (packets drained by a timer, commands) may add QPs, which are visited in this cycle too.
+     */
+    private int serviceActive() {
+        int work = 0;
+        int i = 0;
+        while (i < activeCount) {
+            SoftQp qp = active[i];
+            qp.visits++;
+            int w = qp.service(this, now);
+            work += w + pendingCommands();
+            if (w == 0 && !qp.needsService()) {
+                qp.active = false;
+                active[i] = active[--activeCount];
+                active[activeCount] = null;
+            } else {
+                i++;
+            }
+        }
+        return work;
+    }
+
+    /** Engine: the QP is visited from this cycle on until it has nothing to do. */
+    void activate(SoftQp qp) {
+        if (qp.active) {
+            return;
+        }
+        qp.active = true;
+        if (activeCount == active.length) {
+            active = Arrays.copyOf(active, activeCount * 2);
+        }
+        active[activeCount++] = qp;
+    }
+
+    /**
+     * Activates the QPs whose doorbells rang. Each is un-rung before its queues are read (the fence
+     * pairs with the one in {@link #doorbell}): a WR published after this read rings again.
+     */
+    private int takeDoorbells() {
+        int n = 0;
+        if (rungOverflow) {
+            rungOverflow = false;
+            for (SoftQp qp : qps) {
+                qp.unring();
+                activate(qp);
+                n++;
+            }
+        }
+        long t;
+        while ((t = rung.acquire()) >= 0) {
+            QpRef ref = rung.slot(t);
+            SoftQp qp = ref.qp;
+            ref.qp = null;
+            rung.release(t);
+            qp.unring();
+            activate(qp);
+            n++;
+        }
+        if (n > 0) {
+            VarHandle.fullFence();
+        }
+        return n;
+    }
+
+    /** @return QPs in the active set (engine thread: through a command) */
+    int activeCount() {
+        return activeCount;
     }
 
     private int receive(WirePort p) throws IOException {
@@ -170,8 +258,8 @@ final class Engine implements Runnable, DatagramHandler {
             return;
         }
         long deadline = now + maxParkNanos;
-        for (SoftQp qp : qps) {
-            long d = qp.deadline();
+        for (int i = 0; i < activeCount; i++) {
+            long d = active[i].deadline();
             if (d != 0 && d - deadline < 0) {
                 deadline = d;
             }
@@ -185,21 +273,12 @@ final class Engine implements Runnable, DatagramHandler {
         // without the fence this check may miss a WR whose poster then sees parked still false
         VarHandle.fullFence();
         try {
-            if (commands.isEmpty() && !hasPostedWork()) {
+            if (commands.isEmpty() && rung.isEmpty() && !rungOverflow) {
                 wire.await(wait);
             }
         } finally {
             parked = false;
         }
-    }
-
-    private boolean hasPostedWork() {
-        for (SoftQp qp : qps) {
-            if (qp.hasPostedWork()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Commands queued during the cycle, if any (a volatile read when there are none). */
@@ -218,12 +297,24 @@ final class Engine implements Runnable, DatagramHandler {
     }
 
     /**
-     * Any thread: wakes the engine if it is parked (a WR was posted). The queues publish with a
-     * release store, which a later load may pass: the fence orders the publication before the read
-     * of {@code parked} (the engine fences between setting it and checking the queues).
+     * Any thread: a WR was posted on {@code qp}. Queues the QP unless its doorbell already rang and
+     * wakes the engine if it is parked. The queues publish with a release store, which a later load
+     * may pass: the first fence orders the publication before the read of the QP's doorbell flag
+     * (the engine fences between clearing it and reading the queues), the second the queueing
+     * before the read of {@code parked} (the engine fences between setting it and checking).
      */
-    void doorbell() {
+    void doorbell(SoftQp qp) {
         VarHandle.fullFence();
+        if (qp.ring()) {
+            long t = rung.claim();
+            if (t >= 0) {
+                rung.slot(t).qp = qp;
+                rung.publish(t);
+            } else {
+                rungOverflow = true; // the QP stays rung: the engine's visit of every QP un-rings it
+            }
+            VarHandle.fullFence();
+        }
         if (parked) {
             wire.wakeup();
         }
@@ -256,10 +347,13 @@ final class Engine implements Runnable, DatagramHandler {
         byNum.put(qp.qpNum, qp);
         qps = Arrays.copyOf(qps, qps.length + 1);
         qps[qps.length - 1] = qp;
+        activate(qp);
     }
 
+    /** Engine: forgets the QP; it is visited once more (flushing, being in ERR) if it has work. */
     void removeQp(SoftQp qp) {
         byNum.remove(qp.qpNum);
+        activate(qp);
         SoftQp[] current = qps;
         for (int i = 0; i < current.length; i++) {
             if (current[i] == qp) {
@@ -331,6 +425,7 @@ final class Engine implements Runnable, DatagramHandler {
                 return;
             }
             qp.onPacket(this, p, now);
+            activate(qp);
         } catch (RuntimeException e) {
             device.inc(VerbsCounter.DROP_MALFORMED);
             if (!loggedFailure) {

@@ -145,6 +145,11 @@ final class Requester {
         return timerDeadline;
     }
 
+    /** @return whether WRs wait to be sent or a timer runs (retransmit, RNR, pacing) */
+    boolean busy() {
+        return tx != qp.sqPosted || deadline() != 0;
+    }
+
     /** Engine: timers, then transmission within the window. */
     int service(Engine e, long now) {
         int work = 0;

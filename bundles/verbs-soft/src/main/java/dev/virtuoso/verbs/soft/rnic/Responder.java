@@ -431,6 +431,11 @@ final class Responder {
     }
 
     /** Engine: sends queued responses, then a due ACK. */
+    /** @return whether responses (ACKs, NAKs, read responses) are due */
+    boolean busy() {
+        return !pending.isEmpty() || ackDue;
+    }
+
     int service(Engine e) {
         int work = 0;
         PendingResponses q = pending;

@@ -1,5 +1,7 @@
 package dev.virtuoso.verbs.soft.rnic;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -80,6 +82,21 @@ final class SoftQp implements IbvQp {
 
     /** Send WRs published by posters and seen by the engine. */
     long sqPosted;
+    /** Engine: in the engine's active set (visited every cycle). */
+    boolean active;
+    /** Engine: visits by the engine's duty cycle so far (what the active set saves shows in tests). */
+    long visits;
+    /** Doorbell rung and not yet taken by the engine: posters queue the QP only on the first ring. */
+    private volatile boolean rung;
+    private static final VarHandle RUNG;
+
+    static {
+        try {
+            RUNG = MethodHandles.lookup().findVarHandle(SoftQp.class, "rung", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     SoftQp(SoftRnic rnic, SoftPd pd, int qpNum, SoftCq sendCq, SoftCq recvCq, SoftSrq srq,
             int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInline,
@@ -117,6 +134,7 @@ final class SoftQp implements IbvQp {
         checkAlive();
         IbvQpAttr copy = copy(attr, new IbvQpAttr());
         rnic.call(e -> {
+            e.activate(this);
             applyModify(e, copy, attrMask);
             return null;
         });
@@ -137,7 +155,7 @@ final class SoftQp implements IbvQp {
                     + (destroyed ? " (destroyed)" : "") + ", not RTS");
         }
         sq.post(wr, rnic.mrs);
-        rnic.doorbell();
+        rnic.doorbell(this);
     }
 
     @Override
@@ -150,7 +168,7 @@ final class SoftQp implements IbvQp {
                     + (destroyed ? "destroyed" : "in RESET"));
         }
         rq.post(wr);
-        rnic.doorbell();
+        rnic.doorbell(this);
     }
 
     @Override
@@ -207,9 +225,30 @@ final class SoftQp implements IbvQp {
         return work;
     }
 
-    /** Engine: is there posted work the engine has not seen? (checked before parking) */
-    boolean hasPostedWork() {
-        return sq.published(sqPosted) || (state == IbvQpState.ERR && rq != null && rq.available());
+    /** Any thread: rings the doorbell; @return true if it was not rung, so the caller must queue the QP */
+    boolean ring() {
+        return !rung && RUNG.compareAndSet(this, false, true);
+    }
+
+    /** Engine: the doorbell was taken (before the queues are read again). */
+    void unring() {
+        rung = false;
+    }
+
+    /**
+     * Engine, after a visit that did no work: whether the QP still needs visits without a new event
+     * (a doorbell, a packet or a command activates it): WRs not yet sent, a timer (retransmit, RNR,
+     * pacing), responses due, or a broken CQ to act on.
+     */
+    boolean needsService() {
+        IbvQpState s = state;
+        if (s == IbvQpState.ERR) {
+            return false;
+        }
+        if (cqBroken) {
+            return true;
+        }
+        return s == IbvQpState.RTS && requester.busy() || (s == IbvQpState.RTR || s == IbvQpState.RTS) && responder.busy();
     }
 
     /** Engine: next timer deadline in nanoTime, 0 for none. */

@@ -221,11 +221,11 @@ public final class SoftRnic implements AutoCloseable {
         return PathMtuLimit.problem(mtu, addresses[gidIndex], interfaceMtus[gidIndex]);
     }
 
-    /** Any thread: tells the engine a WR was posted. */
-    void doorbell() {
+    /** Any thread: tells the engine a WR was posted on {@code qp}. */
+    void doorbell(SoftQp qp) {
         Engine e = engine;
         if (e != null) {
-            e.doorbell();
+            e.doorbell(qp);
         }
     }
 

@@ -152,12 +152,17 @@ run_virtuoso() {
   [[ -s "$cj" ]] || die "no Virtuoso result for $tag (see $LOG_DIR/virtuoso-client-$tag.log)"
   local r
   r=$(json "$cj" '"%.4f %.4f %.4f" % (d["results"][0]["seconds"], d["results"][0]["cpu"]["process_s"], d["results"][0]["cpu"]["virtuoso_threads_s"])')
-  local server="-1 -1"
+  local server="-1 -1" machine
   [[ -s "$sj" ]] && server=$(json "$sj" '"%.4f %.4f" % (d["cpu"]["process_s"], d["cpu"]["virtuoso_threads_s"])')
-  awk -v r="$r" -v s="$server" -v w="$whole" 'BEGIN { split(w, u, " "); printf "%s %s %.3f\n", r, s, u[1] + u[2] }'
+  # the whole machine's busy CPU over the client's transfer (both JVMs, the kernel's softirq work)
+  machine=$(json "$cj" '"%.4f" % d["results"][0]["cpu"].get("machine_s", -1)')
+  awk -v r="$r" -v s="$server" -v w="$whole" -v m="$machine" 'BEGIN { split(w, u, " "); printf "%s %s %.3f %s\n", r, s, u[1] + u[2], m }'
 }
 
-# one iperf3 transfer (MPTCP when $1 is mptcp); prints the same six fields as run_virtuoso (engines -1)
+# the machine's busy CPU time so far in seconds (/proc/stat: user nice system irq softirq steal)
+machine_busy() { awk '/^cpu / { printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / 100; exit }' /proc/stat; }
+
+# one iperf3 transfer (MPTCP when $1 is mptcp); prints the same seven fields as run_virtuoso (engines -1)
 run_iperf() {
   local kind=$1 n=$2 size=$3 wrap=() i
   in_a ip mptcp endpoint flush
@@ -172,13 +177,15 @@ run_iperf() {
   wait_listen $IPERF_PORT
   local t=$LOG_DIR/$kind-client-$n-$size.json
   local TIMEFORMAT='%U %S'
-  local whole
+  local whole m0 m1
+  m0=$(machine_busy)
   whole=$( { time in_a "${wrap[@]}" iperf3 -c "$SERVER" -p $IPERF_PORT -n "$size" -J >"$t" 2>"$LOG_DIR/$kind-client-$n.err"; } 2>&1 )
+  m1=$(machine_busy)
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=
   # iperf3's cpu_utilization_percent: getrusage user + system of each iperf3 process over the test,
   # which leaves out the kernel's softirq work on TCP/MPTCP done outside those processes
-  $PY - "$t" "$size" "$whole" <<'EOF'
+  $PY - "$t" "$size" "$whole" "$m0" "$m1" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 if "error" in r:
@@ -187,8 +194,9 @@ bps = r["end"]["sum_received"]["bits_per_second"]
 secs = r["end"]["sum_sent"]["seconds"]
 cpu = r["end"]["cpu_utilization_percent"]
 u, s = sys.argv[3].split()
-print("%.4f %.4f -1 %.4f -1 %.3f" % (int(sys.argv[2]) * 8 / bps, cpu["host_total"] / 100 * secs,
-                                  cpu["remote_total"] / 100 * secs, float(u) + float(s)))
+print("%.4f %.4f -1 %.4f -1 %.3f %.2f" % (int(sys.argv[2]) * 8 / bps, cpu["host_total"] / 100 * secs,
+                                  cpu["remote_total"] / 100 * secs, float(u) + float(s),
+                                  float(sys.argv[5]) - float(sys.argv[4])))
 EOF
 }
 
@@ -263,20 +271,20 @@ finish() {
   echo "experiment: wrote $CSV and the PNGs in $OUT"
 }
 
-FLOW_HEADER="system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,client_cpu_s,client_engine_cpu_s,server_cpu_s,server_engine_cpu_s,client_whole_process_cpu_s"
+FLOW_HEADER="system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,client_cpu_s,client_engine_cpu_s,server_cpu_s,server_engine_cpu_s,client_whole_process_cpu_s,machine_cpu_s,machine_cpu_s_per_gib"
 
 # one transfer of BYTES over N paths with SYSTEM, appended to the CSV
 measure() {
-  local sys=$1 n=$2 bytes=$3 r fct ccpu ecpu scpu secpu whole
+  local sys=$1 n=$2 bytes=$3 r fct ccpu ecpu scpu secpu whole machine
   case $sys in
     virtuoso) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes") ;;
     # the paper's load balancer (probe + proportional split) beside the default policies
     virtuoso-proportional) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes-prop" --policy lb-proportional) ;;
     *) r=$(run_iperf "$sys" "$n" "$bytes") ;;
   esac
-  read -r fct ccpu ecpu scpu secpu whole <<<"$r"
-  awk -v s="$sys" -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v c="$ccpu" -v e="$ecpu" -v sc="$scpu" -v se="$secpu" -v w="$whole" \
-    'BEGIN { g = b * 8 / f; printf "%s,%d,%d,%d,%.4f,%.0f,%.1f,%.4f,%s,%.4f,%s,%.3f\n", s, n, b, r, f, g, 100 * g / (n * r), c, (e < 0 ? "" : sprintf("%.4f", e)), sc, (se < 0 ? "" : sprintf("%.4f", se)), w }' \
+  read -r fct ccpu ecpu scpu secpu whole machine <<<"$r"
+  awk -v s="$sys" -v n="$n" -v b="$bytes" -v r="$RBITS" -v f="$fct" -v c="$ccpu" -v e="$ecpu" -v sc="$scpu" -v se="$secpu" -v w="$whole" -v m="$machine" \
+    'BEGIN { g = b * 8 / f; printf "%s,%d,%d,%d,%.4f,%.0f,%.1f,%.4f,%s,%.4f,%s,%.3f,%s,%s\n", s, n, b, r, f, g, 100 * g / (n * r), c, (e < 0 ? "" : sprintf("%.4f", e)), sc, (se < 0 ? "" : sprintf("%.4f", se)), w, (m < 0 ? "" : sprintf("%.2f", m)), (m < 0 ? "" : sprintf("%.2f", m * 1073741824 / b)) }' \
     | tee -a "$CSV"
 }
 
@@ -645,12 +653,12 @@ fig8() {
     ((m >= 4096 && m <= (8 << 20) && bytes % m == 0)) || die "--msg-sizes must be 4K..8M and divide --size: $m"
   done
   start fig8
-  echo "paths,msg_bytes,bytes,fct_s,client_cpu_s,client_engine_cpu_s,server_cpu_s,server_engine_cpu_s,client_whole_process_cpu_s" >"$CSV"
+  echo "paths,msg_bytes,bytes,fct_s,client_cpu_s,client_engine_cpu_s,server_cpu_s,server_engine_cpu_s,client_whole_process_cpu_s,machine_cpu_s" >"$CSV"
   for m in $MSG_SIZES; do
     for n in $PATHS; do
       r=$(run_virtuoso "$n" "$bytes" "$m" "f8-$n-$m")
-      read -r fct ccpu ecpu scpu secpu whole <<<"$r"
-      echo "$n,$(bytes_of "$m"),$bytes,$fct,$ccpu,$ecpu,$scpu,$secpu,$whole" | tee -a "$CSV"
+      read -r fct ccpu ecpu scpu secpu whole machine <<<"$r"
+      echo "$n,$(bytes_of "$m"),$bytes,$fct,$ccpu,$ecpu,$scpu,$secpu,$whole,$machine" | tee -a "$CSV"
     done
   done
   finish fig8

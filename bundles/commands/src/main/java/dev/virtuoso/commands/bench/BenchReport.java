@@ -141,8 +141,9 @@ final class BenchReport {
 
     static String cpuJson(CpuUsage c) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "{\"process_s\": %.4f, \"bench_thread_s\": %.4f, \"virtuoso_threads_s\": %.4f, \"by_role_s\": {",
-                c.processSeconds(), c.benchThreadSeconds(), c.virtuosoSeconds()));
+                "{\"process_s\": %.4f, \"bench_thread_s\": %.4f, \"virtuoso_threads_s\": %.4f, \"machine_s\": %.4f, "
+                        + "\"by_role_s\": {",
+                c.processSeconds(), c.benchThreadSeconds(), c.virtuosoSeconds(), c.machineSeconds()));
         int i = 0;
         for (var en : c.virtuosoThreadSeconds().entrySet()) {
             sb.append(i++ == 0 ? "" : ", ").append('"').append(escape(en.getKey())).append("\": ")

@@ -20,8 +20,16 @@ import javax.management.ObjectName;
  * @param processSeconds process CPU time, or -1 where the JVM does not report it
  * @param benchThreadSeconds CPU time of the thread that took the snapshots, or -1 if unsupported
  * @param virtuosoThreadSeconds CPU time of the {@code virtuoso-*} threads, by role (sorted)
+ * @param machineSeconds busy CPU time of the whole machine ({@link MachineCpu}: every process and
+ *     the kernel's softirq work), or -1 where unknown
  */
-public record CpuUsage(double processSeconds, double benchThreadSeconds, Map<String, Double> virtuosoThreadSeconds) {
+public record CpuUsage(double processSeconds, double benchThreadSeconds, Map<String, Double> virtuosoThreadSeconds,
+        double machineSeconds) {
+
+    /** Without the machine's CPU time. */
+    public CpuUsage(double processSeconds, double benchThreadSeconds, Map<String, Double> virtuosoThreadSeconds) {
+        this(processSeconds, benchThreadSeconds, virtuosoThreadSeconds, -1);
+    }
 
     private static final String PREFIX = "virtuoso-";
 
@@ -45,8 +53,15 @@ public record CpuUsage(double processSeconds, double benchThreadSeconds, Map<Str
      * @param callerNanos the calling thread's CPU time, -1 if unknown
      * @param threadNanos CPU time of each live {@code virtuoso-*} thread, by thread id
      * @param threadRoles role of each of those threads, by thread id
+     * @param machineNanos the machine's busy CPU time ({@link MachineCpu}), -1 if unknown
      */
-    public record Snapshot(long processNanos, long callerNanos, Map<Long, Long> threadNanos, Map<Long, String> threadRoles) {
+    public record Snapshot(long processNanos, long callerNanos, Map<Long, Long> threadNanos, Map<Long, String> threadRoles,
+            long machineNanos) {
+
+        /** Without the machine's CPU time. */
+        public Snapshot(long processNanos, long callerNanos, Map<Long, Long> threadNanos, Map<Long, String> threadRoles) {
+            this(processNanos, callerNanos, threadNanos, threadRoles, -1);
+        }
 
         /** @return the clocks now (allocates: take it outside the measured loop) */
         public static Snapshot now() {
@@ -66,7 +81,8 @@ public record CpuUsage(double processSeconds, double benchThreadSeconds, Map<Str
                     }
                 }
             }
-            return new Snapshot(processCpuNanos(), threads ? mx.getCurrentThreadCpuTime() : -1, nanos, roles);
+            return new Snapshot(processCpuNanos(), threads ? mx.getCurrentThreadCpuTime() : -1, nanos, roles,
+                    MachineCpu.busyNanos());
         }
 
         /**
@@ -80,7 +96,8 @@ public record CpuUsage(double processSeconds, double benchThreadSeconds, Map<Str
                 long spent = end - threadNanos.getOrDefault(id, 0L);
                 byRole.merge(later.threadRoles.get(id), spent / 1e9, Double::sum);
             });
-            return new CpuUsage(delta(processNanos, later.processNanos), delta(callerNanos, later.callerNanos), byRole);
+            return new CpuUsage(delta(processNanos, later.processNanos), delta(callerNanos, later.callerNanos), byRole,
+                    delta(machineNanos, later.machineNanos));
         }
 
         private static double delta(long a, long b) {

@@ -12,6 +12,16 @@ import org.osgi.annotation.versioning.ProviderType;
  */
 @ProviderType
 public interface PathStateView {
+    /**
+     * Completions of at most this many bytes (one RoCE packet at the largest MTU: the reassembly's
+     * control messages, placement notices, small messages) measure a path's latency, not its rate:
+     * {@link #estimatedRate} takes no sample from them, and a policy that weighs paths by the data
+     * they completed should not count them either.
+     *
+     * @since 1.3
+     */
+    long MAX_LATENCY_ONLY_BYTES = 4096;
+
 
     /** @return number of path slots (usable or not) */
     int pathCount();

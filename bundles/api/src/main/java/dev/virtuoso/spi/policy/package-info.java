@@ -17,5 +17,5 @@
  * chunk boundary.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package dev.virtuoso.spi.policy;

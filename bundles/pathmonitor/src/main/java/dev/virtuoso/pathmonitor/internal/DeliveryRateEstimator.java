@@ -1,5 +1,7 @@
 package dev.virtuoso.pathmonitor.internal;
 
+import dev.virtuoso.spi.policy.PathStateView;
+
 /**
  * Passive delivery-rate estimate of one path from its completions, without per-chunk state.
  *
@@ -11,17 +13,14 @@ package dev.virtuoso.pathmonitor.internal;
  * {@code tau}: weight {@code 1 - exp(-span / tau)}, so the estimate follows a rate change within a
  * few {@code tau} whatever the chunk size.
  *
- * <p>Completions of at most {@value #MAX_LATENCY_ONLY_BYTES} bytes (one RoCE packet at the largest
- * MTU: the reassembly's control messages, notices, small messages) are left out altogether: a
+ * <p>Completions of at most {@link PathStateView#MAX_LATENCY_ONLY_BYTES} bytes (one RoCE packet at the
+ * largest MTU: the reassembly's control messages, notices, small messages) are left out altogether: a
  * single packet's completion time is the path's latency, not its rate, and such a sample would
  * read a 100 Mbit/s path at a few kbit/s. When it was the path's first sample, the load balancers
  * that weigh paths by this estimate gave the path no data from then on, so nothing ever corrected
  * it (seen with lb-proportional on a connection whose capacities came from another connection).
  */
 final class DeliveryRateEstimator {
-    /** Completions this small say nothing about the rate (see the class comment). */
-    static final long MAX_LATENCY_ONLY_BYTES = 4096;
-
     private final long minSampleNanos;
     private final double tauNanos;
 
@@ -44,7 +43,7 @@ final class DeliveryRateEstimator {
      * @param nowNanos completion time
      */
     void onDelivered(long bytes, long latencyNanos, long nowNanos) {
-        if (bytes <= MAX_LATENCY_ONLY_BYTES) {
+        if (bytes <= PathStateView.MAX_LATENCY_ONLY_BYTES) {
             return; // latency only: neither a sample nor the end of a busy interval of data
         }
         long postedAt = nowNanos - Math.max(0, latencyNanos);

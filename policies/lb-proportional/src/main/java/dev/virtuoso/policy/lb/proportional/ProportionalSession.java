@@ -29,11 +29,6 @@ import dev.virtuoso.spi.policy.PathStateView;
 final class ProportionalSession implements LoadBalancerSession {
     /** Data chunks completed on a path before its estimated rate replaces its probed capacity. */
     static final int MEASURED_AFTER_CHUNKS = 2;
-    /**
-     * Completions no larger than this (one packet: the reassembly's control messages, notices) are
-     * not data chunks here: the path monitor does not measure a rate from them either.
-     */
-    static final long MAX_CONTROL_BYTES = 4096;
 
     private final PathStateView paths;
     private final double minRelative;
@@ -267,7 +262,7 @@ final class ProportionalSession implements LoadBalancerSession {
     @Override
     public void onChunkComplete(int path, long bytes, long latencyNanos, ChunkOutcome outcome) {
         // the next message's split reads this path's measured rate once it has carried data
-        if (outcome == ChunkOutcome.SUCCESS && bytes > MAX_CONTROL_BYTES && path >= 0 && path < dataChunks.length
+        if (outcome == ChunkOutcome.SUCCESS && bytes > PathStateView.MAX_LATENCY_ONLY_BYTES && path >= 0 && path < dataChunks.length
                 && dataChunks[path] < MEASURED_AFTER_CHUNKS) {
             dataChunks[path]++;
         }

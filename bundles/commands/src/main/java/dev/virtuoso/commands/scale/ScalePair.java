@@ -40,13 +40,32 @@ final class ScalePair implements AutoCloseable {
     private long received;
 
     /**
+     * The application's memory of one connection, allocated before the connections (so the bench's
+     * setup and per-connection figures count only Virtuoso's part): the send slots, each filled
+     * with the connection's pattern, and the receive slots.
+     *
+     * @param number the connection's number in the run
+     * @param pattern shared pattern of at least {@code size + 256} bytes (read only)
+     * @return the send buffer and the receive buffer, {@code depth * size} bytes each
+     */
+    static ByteBuffer[] buffers(int number, ByteBuffer pattern, int size, int depth) {
+        ByteBuffer slice = pattern.slice(number % 251, size);
+        ByteBuffer send = ByteBuffer.allocateDirect(depth * size);
+        for (int i = 0; i < depth; i++) {
+            send.put(i * size, slice, 0, size);
+        }
+        return new ByteBuffer[] {send, ByteBuffer.allocateDirect(depth * size)};
+    }
+
+    /**
      * Registers the slots and posts the first receives.
      *
      * @param number the connection's number in the run (stamped into every message)
      * @param pattern shared pattern of at least {@code size + 256} bytes (read only)
+     * @param buffers the connection's {@link #buffers}
      */
-    ScalePair(int number, MultipathConnection client, MultipathConnection server, ByteBuffer pattern, int size,
-            int depth, long messages) throws VirtuosoException {
+    ScalePair(int number, MultipathConnection client, MultipathConnection server, ByteBuffer pattern,
+            ByteBuffer[] buffers, int size, int depth, long messages) throws VirtuosoException {
         this.number = number;
         this.client = client;
         this.server = server;
@@ -55,11 +74,8 @@ final class ScalePair implements AutoCloseable {
         this.depth = depth;
         this.messages = messages;
         this.sendBusy = new boolean[depth];
-        sendBuf = ByteBuffer.allocateDirect(depth * size);
-        recvBuf = ByteBuffer.allocateDirect(depth * size);
-        for (int i = 0; i < depth; i++) {
-            sendBuf.put(i * size, this.pattern, 0, size);
-        }
+        sendBuf = buffers[0];
+        recvBuf = buffers[1];
         sendRegion = client.register(sendBuf, EnumSet.of(Access.LOCAL_WRITE));
         recvRegion = server.register(recvBuf, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
         while (recvPosted < Math.min(depth, messages)) {

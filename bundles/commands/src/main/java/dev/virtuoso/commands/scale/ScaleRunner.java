@@ -65,9 +65,10 @@ public final class ScaleRunner {
         }
         List<ScaleResult> results = new ArrayList<>();
         out.printf(Locale.ROOT, "scale bench: %s wire, %d path(s) per connection, %s per connection in MP_SENDs of %d B, "
-                + "depth %d, max outstanding %d, every byte verified; both ends in this process (%d CPUs)%n", o.wire(),
-                o.paths(), human(o.bytesPerConnection()), o.messageSize(), o.depth(), o.outstandingPerEnd(),
-                Runtime.getRuntime().availableProcessors());
+                + "depth %d, max outstanding %d, every byte verified; both ends in this process (%d CPUs); the "
+                + "application's buffers (%s per connection) are allocated before the setup and not counted in it%n",
+                o.wire(), o.paths(), human(o.bytesPerConnection()), o.messageSize(), o.depth(), o.outstandingPerEnd(),
+                Runtime.getRuntime().availableProcessors(), human(o.applicationBytesPerConnection()));
         out.println(ScaleReport.HEADER);
         try (SoftProviderConfig soft = configure(services, o, clientVnics, serverVnics)) {
             MultipathConnector connector = services.connector(10, TimeUnit.SECONDS);
@@ -117,6 +118,10 @@ public final class ScaleRunner {
                 .remoteAddresses(serverVnics).build();
         List<ScalePair> pairs = new ArrayList<>(n);
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        List<ByteBuffer[]> buffers = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            buffers.add(ScalePair.buffers(i, pattern, o.messageSize(), o.depth()));
+        }
         try (MultipathListener listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 serverOptions)) {
             ProcessStats before = ProcessStats.afterGc();
@@ -144,7 +149,8 @@ public final class ScaleRunner {
                     client.close();
                     throw new IOException("connection " + i + " was not accepted within 30 s");
                 }
-                pairs.add(new ScalePair(i, client, server, pattern, o.messageSize(), o.depth(), o.messages()));
+                pairs.add(new ScalePair(i, client, server, pattern, buffers.set(i, null), o.messageSize(), o.depth(),
+                        o.messages()));
             }
             long setupWall = System.nanoTime() - setupStart;
             ProcessStats established = ProcessStats.now();
@@ -197,13 +203,12 @@ public final class ScaleRunner {
             maxThreads = Math.max(maxThreads, t1.threads());
             double gib = (double) n * o.bytesPerConnection() / (1L << 30);
             double seconds = seconds0 / 1e9;
-            long app = o.applicationBytesPerConnection();
             return new ScaleResult(n, o.paths(), gib, seconds, n * o.bytesPerConnection() * 8 / seconds / 1e9,
                     (t1.cpuNanos() - t0.cpuNanos()) / 1e9 / gib, benchCpu / 1e9 / gib, before.threads(), maxThreads,
                     Math.max(t1.peakRssBytes(), established.peakRssBytes()) / 1e6,
-                    ((established.rssBytes() - before.rssBytes()) / (double) n - app) / 1024,
+                    (established.rssBytes() - before.rssBytes()) / (double) n / 1024,
                     (settled.heapUsedBytes() - before.heapUsedBytes()) / (double) n / 1024,
-                    ((settled.directBytes() - before.directBytes()) / (double) n - app) / 1024,
+                    (settled.directBytes() - before.directBytes()) / (double) n / 1024,
                     (established.cpuNanos() - before.cpuNanos()) / 1e6 / n,
                     (established.cpuNanos() - half.cpuNanos()) / 1e6 / (n - n / 2), setupWall / 1e6 / n, -1, -1, "",
                     String.format(Locale.ROOT, "process %.3f s, caller %.3f s, virtuoso threads: %s", setupRoles.processSeconds(),

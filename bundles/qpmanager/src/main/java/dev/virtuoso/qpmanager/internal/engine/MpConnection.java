@@ -43,6 +43,8 @@ public final class MpConnection implements MultipathConnection {
      */
     static final long AWAIT_SPIN_NANOS = 50_000;
     private static final int AWAIT_BUSY_SPINS = 64;
+    /** The spin shrinks to no less than {@link #AWAIT_SPIN_NANOS}{@code >>} this (about 50 ns). */
+    static final int MAX_AWAIT_SPIN_SHIFT = 10;
 
     private final String id;
     private final InetSocketAddress remoteBootstrap;
@@ -55,6 +57,13 @@ public final class MpConnection implements MultipathConnection {
     private final Set<Region> regions = ConcurrentHashMap.newKeySet();
     private final Object waitLock = new Object();
     private volatile int waiters;
+    /**
+     * How far {@link #awaitCompletion}'s spin is shrunk ({@link #awaitSpinShift}): a hint shared by
+     * the awaiting threads, written without a lock on purpose (a lost update only mistimes a spin).
+     */
+    private int awaitSpinShift;
+    /** When the engine last published a completion to a blocked waiter; guarded by waitLock. */
+    private long notifiedAt;
     private volatile ConnectionState state = ConnectionState.ESTABLISHED;
     private volatile String endReason;
     private final ConnectionEngine engine;
@@ -276,6 +285,7 @@ public final class MpConnection implements MultipathConnection {
         }
         if (waiters > 0) {
             synchronized (waitLock) {
+                notifiedAt = System.nanoTime();
                 waitLock.notifyAll();
             }
         }
@@ -318,11 +328,13 @@ public final class MpConnection implements MultipathConnection {
         }
         long start = System.nanoTime();
         long deadline = start + unit.toNanos(timeout);
-        long spinEnd = start + Math.min(AWAIT_SPIN_NANOS, unit.toNanos(timeout));
+        int shift = awaitSpinShift;
+        long spinEnd = start + Math.min(AWAIT_SPIN_NANOS >> shift, unit.toNanos(timeout));
         for (int spins = 0; spinEnd - System.nanoTime() > 0; spins++) {
             invokeEngine();
             if (completions.poll(out)) {
                 release(out);
+                awaitSpinShift = 0;
                 return true;
             }
             if (spins < AWAIT_BUSY_SPINS) {
@@ -338,11 +350,18 @@ public final class MpConnection implements MultipathConnection {
                 while (true) {
                     if (completions.poll(out)) {
                         release(out);
+                        // when it came, not when this thread woke: the spin would have caught it then
+                        long came = notifiedAt - start > 0 ? notifiedAt : System.nanoTime();
+                        awaitSpinShift = awaitSpinShift(shift, came - start);
                         return true;
                     }
-                    long left = deadline - System.nanoTime();
+                    long now = System.nanoTime();
+                    long left = deadline - now;
                     if (left <= 0 || (state == ConnectionState.CLOSED || state == ConnectionState.FAILED)
                             && !completions.nonEmpty() && engine.finished()) {
+                        if (now - start > AWAIT_SPIN_NANOS) {
+                            awaitSpinShift = awaitSpinShift(shift, now - start);
+                        }
                         return false;
                     }
                     TimeUnit.NANOSECONDS.timedWait(waitLock, left);
@@ -351,6 +370,25 @@ public final class MpConnection implements MultipathConnection {
                 waiters--;
             }
         }
+    }
+
+    /**
+     * The next shrink of {@link #awaitCompletion}'s spin (Aeron's backoff, adapted like the soft
+     * RNIC's idle phases): a wait whose completion came within a whole spin gets the whole spin back
+     * next time; one whose completion came later (or that timed out after it) halves the spin, down to almost none, so a
+     * thread that waits in a loop for completions that come seldom stops burning 50 us a call.
+     *
+     * @param shift the shrink the wait started with
+     * @param waitedNanos how long the wait took
+     * @return the shrink for the next wait
+     */
+    static int awaitSpinShift(int shift, long waitedNanos) {
+        return waitedNanos <= AWAIT_SPIN_NANOS ? 0 : Math.min(MAX_AWAIT_SPIN_SHIFT, shift + 1);
+    }
+
+    /** @return the current shrink of the await spin (tests) */
+    int awaitSpinShift() {
+        return awaitSpinShift;
     }
 
     // ---------------------------------------------------------------- paths and policies

@@ -1,7 +1,6 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +29,9 @@ import dev.virtuoso.spi.verbs.Vnic;
  *
  * <p>Each side registers a {@link #PROBE_SCRATCH_BYTES} REMOTE_WRITE scratch region and advertises
  * it in its receive parameters: the peer's path monitor probes path capacity by RDMA WRITEs into
- * it, and this side's probes read from it as their source.
+ * it. This side's probes read from a second region of that size, registered without write access.
+ * The memory of both is the engine agent's, shared by its connections on the device
+ * ({@link SharedDevice}); the registrations are the connection's.
  */
 final class Setup implements PathSetup, AutoCloseable {
     final String id;
@@ -52,8 +53,10 @@ final class Setup implements PathSetup, AutoCloseable {
     static final int PROBE_SCRATCH_BYTES = 128 * 1024;
 
     VerbsResources res;
-    /** This side's probe scratch region (source of its probes, target of the peer's). */
+    /** Source of this side's probes (no write access); the path monitor link closes it. */
     IbvMr scratch;
+    /** The scratch region advertised to the peer, target of its probes; released with the PD. */
+    IbvMr probeTarget;
     Reassembly reassembly;
     private boolean handedOver;
     private boolean closed;
@@ -106,8 +109,8 @@ final class Setup implements PathSetup, AutoCloseable {
             locals = localAddresses(res.addresses(), options);
         }
         try {
-            scratch = res.pd.regMr(ByteBuffer.allocateDirect(PROBE_SCRATCH_BYTES),
-                    IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE);
+            scratch = res.pd.regMr(res.probeSource(), 0);
+            probeTarget = res.pd.regMr(res.probeTarget(), IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE);
         } catch (VerbsException e) {
             throw new VirtuosoException(Reason.VERBS, "cannot register the probe scratch region: " + e.getMessage(), e);
         }
@@ -154,7 +157,7 @@ final class Setup implements PathSetup, AutoCloseable {
 
     @Override
     public ReceiveParams params() {
-        IbvMr s = scratch;
+        IbvMr s = probeTarget;
         return s == null ? params : params.withScratch(new ScratchRegion(s.address(), s.rkey(), s.length()));
     }
 
@@ -242,6 +245,9 @@ final class Setup implements PathSetup, AutoCloseable {
         }
         if (scratch != null) {
             scratch.close();
+        }
+        if (probeTarget != null) {
+            probeTarget.close();
         }
         if (res != null) {
             res.close();

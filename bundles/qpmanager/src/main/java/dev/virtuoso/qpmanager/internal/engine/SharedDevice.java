@@ -1,5 +1,6 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,12 @@ import dev.virtuoso.spi.verbs.VerbsProvider;
  * of a context share a channel). Its thread ({@code virtuoso-cqev-<agent>-<device>}) waits on the
  * channel and wakes the connection whose CQ fired. Counted: the last connection to release it
  * closes it, so an agent without connections holds no device and no event thread.
+ *
+ * <p>It also holds the probe memory its connections share (each registers it in its own PD): a
+ * connection's probe scratch is written only by the peer's probes and read by nobody, and its
+ * probes' source is read by the RNIC only; sharing both saves every connection end their pages
+ * ({@link Setup#PROBE_SCRATCH_BYTES} each, first touched at allocation). Two buffers, so bytes a
+ * peer writes never become the payload of a probe to another peer.
  */
 final class SharedDevice {
     /** Longest wait on the channel; closing the channel wakes the waiter at once anyway. */
@@ -29,6 +36,10 @@ final class SharedDevice {
     final IbvContext context;
     final IbvCompChannel channel;
     final IbvDeviceAttr attributes;
+    /** Source of every probe of this agent's connections on the device: never written. */
+    final ByteBuffer probeSource = ByteBuffer.allocateDirect(Setup.PROBE_SCRATCH_BYTES);
+    /** Target of the peers' probes (the advertised scratch region of every connection): never read. */
+    final ByteBuffer probeTarget = ByteBuffer.allocateDirect(Setup.PROBE_SCRATCH_BYTES);
     private final Map<IbvCq, ConnectionEngine> byCq = new ConcurrentHashMap<>();
     private final Thread thread;
     private final AtomicLong events;

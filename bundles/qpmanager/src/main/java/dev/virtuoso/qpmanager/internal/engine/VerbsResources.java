@@ -1,6 +1,7 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
@@ -59,6 +60,16 @@ final class VerbsResources implements AutoCloseable {
             agent.releaseDevice(shared);
             throw new VirtuosoException(Reason.VERBS, "cannot allocate PD/CQ: " + e.getMessage(), e);
         }
+    }
+
+    /** The agent's probe source on this device (register it without write access). */
+    ByteBuffer probeSource() {
+        return shared.probeSource;
+    }
+
+    /** The agent's probe target on this device (what a connection advertises as its scratch region). */
+    ByteBuffer probeTarget() {
+        return shared.probeTarget;
     }
 
     /** Completion events of this CQ wake {@code engine} from now on. */

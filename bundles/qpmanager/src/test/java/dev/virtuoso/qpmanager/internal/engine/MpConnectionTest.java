@@ -15,6 +15,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -350,6 +351,65 @@ class MpConnectionTest {
             c.complete(2, MpOpcode.SEND, MpStatus.SUCCESS, 1, 1, null);
             assertEquals(1, c.pollCompletions(new MpCompletion[] {new MpCompletion()}));
         }
+    }
+
+    @Test
+    void theAwaitSpinComesBackAfterAShortWaitAndHalvesAfterALongOne() {
+        assertEquals(0, MpConnection.awaitSpinShift(5, 0));
+        assertEquals(0, MpConnection.awaitSpinShift(5, MpConnection.AWAIT_SPIN_NANOS));
+        assertEquals(6, MpConnection.awaitSpinShift(5, MpConnection.AWAIT_SPIN_NANOS + 1));
+        assertEquals(1, MpConnection.awaitSpinShift(0, 1_000_000_000L));
+        assertEquals(MpConnection.MAX_AWAIT_SPIN_SHIFT,
+                MpConnection.awaitSpinShift(MpConnection.MAX_AWAIT_SPIN_SHIFT, 1_000_000_000L));
+    }
+
+    @Test
+    void waitsThatTimeOutShrinkTheSpinAndAWaitThatIsServedQuicklyRestoresIt() throws Exception {
+        MpCompletion out = new MpCompletion();
+        for (int i = 1; i <= MpConnection.MAX_AWAIT_SPIN_SHIFT + 2; i++) {
+            assertFalse(c.awaitCompletion(out, 1, TimeUnit.MILLISECONDS));
+            assertEquals(Math.min(i, MpConnection.MAX_AWAIT_SPIN_SHIFT), c.awaitSpinShift(), "after " + i + " timeouts");
+        }
+        for (int i = 0; i < 100; i++) {
+            assertFalse(c.awaitCompletion(out, 0, TimeUnit.SECONDS));
+            assertFalse(c.awaitCompletion(out, 10, TimeUnit.MICROSECONDS));
+        }
+        assertEquals(MpConnection.MAX_AWAIT_SPIN_SHIFT, c.awaitSpinShift(), "polls shorter than a spin say nothing");
+        // served after blocking: quickly (the whole spin would have caught it) or not (keeps it short)
+        Thread late = new Thread(() -> {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            c.complete(7, MpOpcode.SEND, MpStatus.SUCCESS, 1, 1, null);
+        }, "fake-engine");
+        late.start();
+        assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS));
+        late.join();
+        assertEquals(MpConnection.MAX_AWAIT_SPIN_SHIFT, c.awaitSpinShift(), "a 20 ms wait keeps the spin short");
+        // published 10 us after the waiter starts (it has blocked by then: its spin is about 50 ns) by a
+        // thread already running; a try where the waiter comes late and finds it at once says nothing
+        boolean restored = false;
+        for (int attempt = 0; attempt < 200 && !restored; attempt++) {
+            AtomicBoolean go = new AtomicBoolean();
+            Thread quick = new Thread(() -> {
+                while (!go.get()) {
+                    Thread.onSpinWait();
+                }
+                long until = System.nanoTime() + 10_000;
+                while (System.nanoTime() - until < 0) {
+                    Thread.onSpinWait();
+                }
+                c.complete(8, MpOpcode.SEND, MpStatus.SUCCESS, 1, 1, null);
+            }, "fake-engine");
+            quick.start();
+            go.set(true);
+            assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS));
+            quick.join();
+            restored = c.awaitSpinShift() == 0;
+        }
+        assertTrue(restored, "a wait served within a spin's length gives the whole spin back");
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.virtuoso.qpmanager.internal.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,6 +21,7 @@ import dev.virtuoso.api.VirtuosoException.Reason;
 import dev.virtuoso.decomposer.internal.DecomposerComponent;
 import dev.virtuoso.reassembler.ReassemblyConfig;
 import dev.virtuoso.reassembler.internal.ReassemblerComponent;
+import dev.virtuoso.spi.verbs.IbvAccess;
 
 /** {@link Setup}'s sizes and address choices, and its path limits seen through a handshake. */
 class SetupTest {
@@ -115,6 +118,47 @@ class SetupTest {
             c.close();
             s.close();
             l.close();
+        }
+    }
+
+    @Test
+    void probeMemoryIsTheAgentsAndItsSourceIsNeitherWritableNorTheAdvertisedTarget() throws Exception {
+        try (Fabric f = new Fabric("rate=0")) {
+            EngineAgent agent = new EngineAgent(0, 16, 0);
+            ConnectOptions o = Fabric.options().device("a").build();
+            Setup one = new Setup("c1", o, CoreSettings.DEFAULTS, f.provider, new ReassemblerComponent(), null, agent,
+                    null, null);
+            Setup two = new Setup("c2", o, CoreSettings.DEFAULTS, f.provider, new ReassemblerComponent(), null, agent,
+                    null, null);
+            agent.assign();
+            agent.assign();
+            try {
+                one.open();
+                two.open();
+                for (Setup s : List.of(one, two)) {
+                    assertEquals(0, s.scratch.access() & (IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE),
+                            "nothing may write the probes' source");
+                    assertEquals(IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE, s.probeTarget.access());
+                    assertEquals(Setup.PROBE_SCRATCH_BYTES, s.scratch.length());
+                    assertEquals(Setup.PROBE_SCRATCH_BYTES, s.probeTarget.length());
+                    assertEquals(s.probeTarget.rkey(), s.params().scratch().rkey(), "the target is advertised");
+                    assertEquals(s.probeTarget.address(), s.params().scratch().address());
+                    assertNotEquals(s.scratch.rkey(), s.params().scratch().rkey());
+                }
+                // one connection's peer writes into its target: the other connection's target is the same
+                // memory, neither source sees it
+                one.probeTarget.buffer().put(100, (byte) 0x5a);
+                assertEquals(0x5a, two.probeTarget.buffer().get(100), "one target for the agent's connections");
+                assertEquals(0, one.scratch.buffer().get(100));
+                assertEquals(0, two.scratch.buffer().get(100));
+                two.scratch.buffer().put(7, (byte) 1); // a local bug, not a peer: still shared memory
+                assertEquals(1, one.scratch.buffer().get(7), "one source for the agent's connections");
+                assertTrue(one.probeTarget.buffer().get(7) == 0);
+            } finally {
+                one.close();
+                two.close();
+            }
+            assertEquals(0, agent.openDevices(), "the device (and its probe memory) went with the last connection");
         }
     }
 }

@@ -658,6 +658,8 @@ fig8() {
     for n in $PATHS; do
       r=$(run_virtuoso "$n" "$bytes" "$m" "f8-$n-$m")
       read -r fct ccpu ecpu scpu secpu whole machine <<<"$r"
+      # an unknown machine CPU (negative) is an empty cell, as in fig5's and fig6's CSVs
+      [[ $machine == -* ]] && machine=
       echo "$n,$(bytes_of "$m"),$bytes,$fct,$ccpu,$ecpu,$scpu,$secpu,$whole,$machine" | tee -a "$CSV"
     done
   done

@@ -16,11 +16,13 @@ PY=/usr/bin/python3
 IPERF_PORT=5201
 # the Virtuoso flows of fig5/fig6 are MP_WRITEs of 4 MiB messages, 16 outstanding
 MSG=4M
+# M MP_WRITEs per path (of the transfer's message size) before a measured Virtuoso transfer (--warmup of fig5, table2)
+WARMUP=0
 
 die() { echo "experiment: $*" >&2; exit 1; }
 usage() {
   cat >&2 <<'EOF'
-usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"]
+usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"] [--warmup M]
        experiment.sh fig6   [--sizes "16M 64M 256M 1G"] [--rate RATE] [--paths N]
        experiment.sh fig7   [--count K] [--interval SECS] [--elephant-rate RATE] [--rate RATE] [--paths N]
                             [--burst BYTES]
@@ -35,7 +37,9 @@ usage: experiment.sh fig5   [--size BYTES] [--rate RATE] [--paths "1 2 4 6 8 10"
        per path, MP_WRITE of 4 MiB messages) with its default policies and with the paper's
        lb-proportional ("virtuoso-proportional"), Linux MPTCP over the same paths (one subflow endpoint
        per vNIC, at most 8 extra subflows) and single-path TCP; with each side's CPU time per
-       transfer (fig5-cpu.png).
+       transfer (fig5-cpu.png). --warmup M (default 0: cold JVMs) precedes each Virtuoso transfer
+       with M MP_WRITEs of its 4 MiB messages per path on an unmeasured connection in the same two
+       JVMs, as in table2, so the CPU columns show the data path without most of its JIT compilation.
  fig6: FCT against flow size (--sizes, multiples of 4M) over --paths N (default 4), the same systems.
  fig7: K (default 20) 256 KiB mice, one every --interval s (default 2), over path 0 while a Virtuoso
        elephant paced to --elephant-rate (default 75% of one core link) runs on path 0 only
@@ -277,9 +281,9 @@ FLOW_HEADER="system,paths,bytes,link_rate_bps,fct_s,goodput_bps,pct_of_capacity,
 measure() {
   local sys=$1 n=$2 bytes=$3 r fct ccpu ecpu scpu secpu whole machine
   case $sys in
-    virtuoso) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes") ;;
+    virtuoso) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes" $(warmup "$n")) ;;
     # the paper's load balancer (probe + proportional split) beside the default policies
-    virtuoso-proportional) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes-prop" --policy lb-proportional) ;;
+    virtuoso-proportional) r=$(run_virtuoso "$n" "$bytes" "$MSG" "$n-$bytes-prop" --policy lb-proportional $(warmup "$n")) ;;
     *) r=$(run_iperf "$sys" "$n" "$bytes") ;;
   esac
   read -r fct ccpu ecpu scpu secpu whole machine <<<"$r"
@@ -289,8 +293,9 @@ measure() {
 }
 
 fig5() {
-  SIZE=128M SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" ALLOWED="--size --rate --paths"
+  SIZE=128M SIZES= RATE=100mbit PATHS="1 2 4 6 8 10" WARMUP=0 ALLOWED="--size --rate --paths --warmup"
   parse_opts "$@"
+  [[ "$WARMUP" =~ ^[0-9]+$ ]] && ((WARMUP <= 100)) || die "--warmup must be 0..100 messages per path"
   local bytes n sys
   bytes=$(bytes_of "$SIZE")
   start fig5

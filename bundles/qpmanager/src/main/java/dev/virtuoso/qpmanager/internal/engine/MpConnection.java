@@ -374,9 +374,10 @@ public final class MpConnection implements MultipathConnection {
 
     /**
      * The next shrink of {@link #awaitCompletion}'s spin (Aeron's backoff, adapted like the soft
-     * RNIC's idle phases): a wait whose completion came within a whole spin gets the whole spin back
-     * next time; one whose completion came later (or that timed out after it) halves the spin, down to almost none, so a
-     * thread that waits in a loop for completions that come seldom stops burning 50 us a call.
+     * RNIC's idle phases): a wait whose completion came within a whole spin gets the whole spin
+     * back next time; one whose completion came later (or that timed out after it) halves the
+     * spin, down to almost none, so a thread that waits in a loop for completions that come seldom
+     * stops burning 50 us a call.
      *
      * @param shift the shrink the wait started with
      * @param waitedNanos how long the wait took

@@ -721,14 +721,16 @@ shares() {
 
 # link-level goodput per 250 ms window from 4 s before the change (appended to TIMELINE as
 # system,t_s,bps, t relative to the change) and "before after span": the mean over the 1.5 s before the change and from 2 s after it
-# to the end of traffic
+# to the end of the flow's data
 timeline() {
   $PY - "$1" "$2" "$3" "$4" <<'EOF'
 import sys
 rows = [list(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) > 1]
 change, sysname = int(sys.argv[2]), sys.argv[3]
 tot = [(r[0], sum(r[1:])) for r in rows]
-end = max(t for (t, b), (_, pb) in zip(tot[1:], tot[:-1]) if b > pb)
+# the flow's end: the last 100 ms sample that moved more than 64 KiB; the links also carry a few
+# control packets after the flow (its disconnect), which must not stretch the window with idle time
+end = max(t for (t, b), (_, pb) in zip(tot[1:], tot[:-1]) if b - pb > 65536)
 def at(t):
     best = tot[0]
     for s in tot:

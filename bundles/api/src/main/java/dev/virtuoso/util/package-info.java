@@ -1,8 +1,9 @@
 /**
  * Small utilities shared by the core, the providers and the policies: {@link
  * dev.virtuoso.util.TypedProperties}, the one reader of configuration and per-connection override
- * maps, and {@link dev.virtuoso.util.SlotRing}, the one bounded lock-free ring of preallocated slots.
+ * maps, {@link dev.virtuoso.util.SlotRing}, the one bounded lock-free ring of preallocated slots, and
+ * {@link dev.virtuoso.util.IdleShift}, the one rule that shrinks a spin before blocking.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package dev.virtuoso.util;

@@ -27,6 +27,7 @@ import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
 import dev.virtuoso.spi.verbs.IbvMr;
 import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.util.IdleShift;
 
 /**
  * The application's side of a multipath connection: validates and hands MP work requests to the
@@ -43,8 +44,6 @@ public final class MpConnection implements MultipathConnection {
      */
     static final long AWAIT_SPIN_NANOS = 50_000;
     private static final int AWAIT_BUSY_SPINS = 64;
-    /** The spin shrinks to no less than {@link #AWAIT_SPIN_NANOS}{@code >>} this (about 50 ns). */
-    static final int MAX_AWAIT_SPIN_SHIFT = 10;
 
     private final String id;
     private final InetSocketAddress remoteBootstrap;
@@ -58,7 +57,7 @@ public final class MpConnection implements MultipathConnection {
     private final Object waitLock = new Object();
     private volatile int waiters;
     /**
-     * How far {@link #awaitCompletion}'s spin is shrunk ({@link #awaitSpinShift}): a hint shared by
+     * How far {@link #awaitCompletion}'s spin is shrunk ({@link IdleShift}): a hint shared by
      * the awaiting threads, written without a lock on purpose (a lost update only mistimes a spin).
      */
     private int awaitSpinShift;
@@ -352,7 +351,7 @@ public final class MpConnection implements MultipathConnection {
                         release(out);
                         // when it came, not when this thread woke: the spin would have caught it then
                         long came = notifiedAt - start > 0 ? notifiedAt : System.nanoTime();
-                        awaitSpinShift = awaitSpinShift(shift, came - start);
+                        awaitSpinShift = IdleShift.next(shift, came - start, AWAIT_SPIN_NANOS);
                         return true;
                     }
                     long now = System.nanoTime();
@@ -360,7 +359,7 @@ public final class MpConnection implements MultipathConnection {
                     if (left <= 0 || (state == ConnectionState.CLOSED || state == ConnectionState.FAILED)
                             && !completions.nonEmpty() && engine.finished()) {
                         if (now - start > AWAIT_SPIN_NANOS) {
-                            awaitSpinShift = awaitSpinShift(shift, now - start);
+                            awaitSpinShift = IdleShift.next(shift, now - start, AWAIT_SPIN_NANOS);
                         }
                         return false;
                     }
@@ -370,21 +369,6 @@ public final class MpConnection implements MultipathConnection {
                 waiters--;
             }
         }
-    }
-
-    /**
-     * The next shrink of {@link #awaitCompletion}'s spin (Aeron's backoff, adapted like the soft
-     * RNIC's idle phases): a wait whose completion came within a whole spin gets the whole spin
-     * back next time; one whose completion came later (or that timed out after it) halves the
-     * spin, down to almost none, so a thread that waits in a loop for completions that come seldom
-     * stops burning 50 us a call.
-     *
-     * @param shift the shrink the wait started with
-     * @param waitedNanos how long the wait took
-     * @return the shrink for the next wait
-     */
-    static int awaitSpinShift(int shift, long waitedNanos) {
-        return waitedNanos <= AWAIT_SPIN_NANOS ? 0 : Math.min(MAX_AWAIT_SPIN_SHIFT, shift + 1);
     }
 
     /** @return the current shrink of the await spin (tests) */

@@ -32,6 +32,7 @@ import dev.virtuoso.api.MpStatus;
 import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.api.VirtuosoException.Reason;
+import dev.virtuoso.util.IdleShift;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.SoftVerbsProvider;
 import dev.virtuoso.verbs.soft.fabric.FabricNetwork;
@@ -354,27 +355,17 @@ class MpConnectionTest {
     }
 
     @Test
-    void theAwaitSpinComesBackAfterAShortWaitAndHalvesAfterALongOne() {
-        assertEquals(0, MpConnection.awaitSpinShift(5, 0));
-        assertEquals(0, MpConnection.awaitSpinShift(5, MpConnection.AWAIT_SPIN_NANOS));
-        assertEquals(6, MpConnection.awaitSpinShift(5, MpConnection.AWAIT_SPIN_NANOS + 1));
-        assertEquals(1, MpConnection.awaitSpinShift(0, 1_000_000_000L));
-        assertEquals(MpConnection.MAX_AWAIT_SPIN_SHIFT,
-                MpConnection.awaitSpinShift(MpConnection.MAX_AWAIT_SPIN_SHIFT, 1_000_000_000L));
-    }
-
-    @Test
     void waitsThatTimeOutShrinkTheSpinAndAWaitThatIsServedQuicklyRestoresIt() throws Exception {
         MpCompletion out = new MpCompletion();
-        for (int i = 1; i <= MpConnection.MAX_AWAIT_SPIN_SHIFT + 2; i++) {
+        for (int i = 1; i <= IdleShift.MAX + 2; i++) {
             assertFalse(c.awaitCompletion(out, 1, TimeUnit.MILLISECONDS));
-            assertEquals(Math.min(i, MpConnection.MAX_AWAIT_SPIN_SHIFT), c.awaitSpinShift(), "after " + i + " timeouts");
+            assertEquals(Math.min(i, IdleShift.MAX), c.awaitSpinShift(), "after " + i + " timeouts");
         }
         for (int i = 0; i < 100; i++) {
             assertFalse(c.awaitCompletion(out, 0, TimeUnit.SECONDS));
             assertFalse(c.awaitCompletion(out, 10, TimeUnit.MICROSECONDS));
         }
-        assertEquals(MpConnection.MAX_AWAIT_SPIN_SHIFT, c.awaitSpinShift(), "polls shorter than a spin say nothing");
+        assertEquals(IdleShift.MAX, c.awaitSpinShift(), "polls shorter than a spin say nothing");
         // served after blocking: quickly (the whole spin would have caught it) or not (keeps it short)
         Thread late = new Thread(() -> {
             try {
@@ -387,7 +378,7 @@ class MpConnectionTest {
         late.start();
         assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS));
         late.join();
-        assertEquals(MpConnection.MAX_AWAIT_SPIN_SHIFT, c.awaitSpinShift(), "a 20 ms wait keeps the spin short");
+        assertEquals(IdleShift.MAX, c.awaitSpinShift(), "a 20 ms wait keeps the spin short");
         // published 10 us after the waiter starts (it has blocked by then: its spin is about 50 ns) by a
         // thread already running; a try where the waiter comes late and finds it at once says nothing
         boolean restored = false;

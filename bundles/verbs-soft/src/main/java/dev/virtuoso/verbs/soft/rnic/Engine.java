@@ -10,6 +10,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.util.IdleShift;
 import dev.virtuoso.util.SlotRing;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.packet.Icrc;
@@ -33,7 +34,7 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
  * others for that long). When a cycle does no work it spins briefly, then yields for a while if so
  * configured ({@link SoftRnicConfig#yieldNanos()}), then parks in {@link Wire#await} until a
  * datagram, a doorbell or the next timer; both phases shrink while idle gaps outlast them
- * ({@link #idleShift}). A retransmit timer
+ * ({@link IdleShift}). A retransmit timer
  * that has run out first drains the ports ({@link #drainPorts}) and is then checked again.
  *
  * <p>Nothing thrown by packet processing escapes: it is counted as malformed input.
@@ -43,8 +44,6 @@ final class Engine implements Runnable, DatagramHandler {
     private static final long BLOCKED_PARK_NANOS = 20_000L;
     /** A port that refuses every send for this long has its packets treated as lost. */
     private static final long BLOCKED_LOSS_NANOS = 2_000_000L;
-    /** The idle spin and yield shrink to no less than 1/2^this of their configured length. */
-    static final int MAX_IDLE_SHIFT = 10;
     /** Receive batches per port that a timer's final check takes at most (a flood ends it). */
     private static final int DRAIN_BATCHES = 16;
 
@@ -100,22 +99,6 @@ final class Engine implements Runnable, DatagramHandler {
         this.rung = new SlotRing<>(c.doorbellQueue(), i -> new QpRef());
     }
 
-    /**
-     * The idle phases' scale after an idle gap of {@code gapNanos} ended: a gap the spin and yield
-     * would have bridged restores them in full; a longer one halves them (down to 1/1024), so an
-     * engine whose work comes at longer intervals than it spins (a 4 KiB packet every 330 us on a
-     * 100 Mbit/s link) parks at once instead of spinning on every packet, and one short gap brings
-     * the spin back (request-response traffic).
-     *
-     * @return the new shift of {@code spinNanos} and {@code yieldNanos}
-     */
-    static int idleShift(int shift, long gapNanos, long spinNanos, long yieldNanos) {
-        if (gapNanos <= spinNanos + yieldNanos) {
-            return 0;
-        }
-        return Math.min(MAX_IDLE_SHIFT, shift + 1);
-    }
-
     @Override
     public void run() {
         long idleSince = 0;
@@ -134,7 +117,7 @@ final class Engine implements Runnable, DatagramHandler {
                 work += serviceActive();
                 if (work > 0) {
                     if (idleSince != 0) {
-                        shift = idleShift(shift, now - idleSince, spinNanos, yieldNanos);
+                        shift = IdleShift.next(shift, now - idleSince, spinNanos + yieldNanos);
                     }
                     idleSince = 0;
                 } else if (idleSince == 0) {

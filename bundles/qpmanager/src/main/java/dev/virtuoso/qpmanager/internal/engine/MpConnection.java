@@ -1,5 +1,6 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -282,6 +283,9 @@ public final class MpConnection implements MultipathConnection {
         if (!completions.offer(wrId, op, status, bytes, paths, detail)) {
             throw new IllegalStateException("completion ring overflow");
         }
+        // Dekker with awaitCompletion (waiters++, then poll): the ring's release store must be
+        // visible before waiters is read, or a waiter that blocked just now sleeps to its timeout
+        VarHandle.fullFence();
         if (waiters > 0) {
             synchronized (waitLock) {
                 notifiedAt = System.nanoTime();
@@ -374,6 +378,11 @@ public final class MpConnection implements MultipathConnection {
     /** @return the current shrink of the await spin (tests) */
     int awaitSpinShift() {
         return awaitSpinShift;
+    }
+
+    /** @param shift the shrink of the await spin from now on (tests: to make waiters block at once) */
+    void awaitSpinShift(int shift) {
+        awaitSpinShift = shift;
     }
 
     // ---------------------------------------------------------------- paths and policies

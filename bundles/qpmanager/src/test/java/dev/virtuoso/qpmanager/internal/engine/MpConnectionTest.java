@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -352,6 +353,41 @@ class MpConnectionTest {
             c.complete(2, MpOpcode.SEND, MpStatus.SUCCESS, 1, 1, null);
             assertEquals(1, c.pollCompletions(new MpCompletion[] {new MpCompletion()}));
         }
+    }
+
+    @Test
+    void everyCompletionWakesAWaiterThatBlockedAsItWasPublished() throws Exception {
+        // the waiter blocks at once (no spin) while the engine publishes within microseconds: the
+        // completion and the waiter count are a Dekker pair, a lost wake-up costs the whole timeout
+        int rounds = 50_000;
+        AtomicLong go = new AtomicLong();
+        Thread engine = new Thread(() -> {
+            for (long r = 1; r <= rounds; r++) {
+                while (go.get() < r) {
+                    Thread.onSpinWait();
+                }
+                long until = System.nanoTime() + (r % 16) * 250;
+                while (System.nanoTime() - until < 0) {
+                    Thread.onSpinWait();
+                }
+                c.complete(r, MpOpcode.SEND, MpStatus.SUCCESS, 1, 1, null);
+            }
+        }, "fake-engine");
+        engine.setDaemon(true);
+        engine.start();
+        MpCompletion out = new MpCompletion();
+        long slowest = 0;
+        for (long r = 1; r <= rounds; r++) {
+            c.awaitSpinShift(IdleShift.MAX);
+            long t0 = System.nanoTime();
+            go.set(r);
+            assertTrue(c.awaitCompletion(out, 30, TimeUnit.SECONDS), "round " + r);
+            slowest = Math.max(slowest, System.nanoTime() - t0);
+            assertEquals(r, out.wrId());
+        }
+        engine.join(10_000);
+        assertTrue(slowest < TimeUnit.SECONDS.toNanos(5), "a waiter slept " + slowest / 1_000_000
+                + " ms after its completion was published");
     }
 
     @Test

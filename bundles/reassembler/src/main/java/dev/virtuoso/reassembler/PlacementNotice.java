@@ -14,6 +14,7 @@ public final class PlacementNotice {
     int length;
     int immData;
     long sequence;
+    boolean carriesSend;
 
     /** @return the notice's slot (pass it back to {@link Reassembly#noticeFinished}) */
     public int slot() {
@@ -46,17 +47,39 @@ public final class PlacementNotice {
     }
 
     /**
-     * Fills the notice (used by reassembly implementations).
+     * @return true if this control message carries the MP_SEND last reserved
+     *     {@link Reassembly#INLINE}: that MP_SEND ends when this message's SEND ends for good
+     *     ({@link Reassembly#inlinePending()} false after {@link Reassembly#noticeFinished})
+     * @since 3.1
+     */
+    public boolean carriesSend() {
+        return carriesSend;
+    }
+
+    /**
+     * Fills the notice (used by reassembly implementations); {@link #carriesSend()} becomes false.
      *
      * @return this
      */
     public PlacementNotice set(int slot, long localAddr, int lkey, int length, int immData, long sequence) {
+        return set(slot, localAddr, lkey, length, immData, sequence, false);
+    }
+
+    /**
+     * Fills the notice (used by reassembly implementations).
+     *
+     * @return this
+     * @since 3.1
+     */
+    public PlacementNotice set(int slot, long localAddr, int lkey, int length, int immData, long sequence,
+            boolean carriesSend) {
         this.slot = slot;
         this.localAddr = localAddr;
         this.lkey = lkey;
         this.length = length;
         this.immData = immData;
         this.sequence = sequence;
+        this.carriesSend = carriesSend;
         return this;
     }
 }

@@ -32,6 +32,15 @@ public interface Reassembly extends AutoCloseable {
     int SMALL = 1;
     /** Result of {@link #reserveSend}: write chunks to {@link SendTarget#remoteAddr()}. */
     int LARGE = 2;
+    /**
+     * Result of {@link #reserveInline}: the message's bytes were copied into the control message
+     * that {@link #nextNotice} returns next (with {@link PlacementNotice#carriesSend()}); the MP_SEND
+     * ends with that message's SEND, once it is not posted again ({@link #inlinePending()}). It
+     * consumes no slot of its own.
+     *
+     * @since 3.1
+     */
+    int INLINE = 3;
     /** Result of {@link #reserveSend}: longer than the receive buffer; the peer was told. */
     int TOO_LONG = -1;
     /** Result of {@link #reserveSend}: large, but the receive buffer is not remotely writable; the peer was told. */
@@ -124,6 +133,29 @@ public interface Reassembly extends AutoCloseable {
      *     {@link #NOT_WRITABLE}
      */
     int reserveSend(long length, SendTarget out);
+
+    /**
+     * Lets the next MP_SEND ride inside the control message that is due now, instead of a SEND or
+     * WRITE of its own: one message on the wire for both (the receiver copies it out of the control
+     * message's slot). Only a message that {@link #reserveSend} would send {@link #SMALL} qualifies,
+     * only while a control message is due and may be sent now, and only if it fits beside the
+     * control records. Reserves nothing otherwise.
+     *
+     * @param length message length
+     * @param source the message's bytes (absolute indexing), read during this call only
+     * @param offset index of the first byte in {@code source}
+     * @param out filled for {@link #INLINE}: {@link SendTarget#sequence()}
+     * @return {@link #INLINE}, or {@link #NOT_READY} (then use {@link #reserveSend})
+     * @since 3.1
+     */
+    int reserveInline(long length, ByteBuffer source, int offset, SendTarget out);
+
+    /**
+     * @return true while the MP_SEND last reserved {@link #INLINE} has not ended: its control
+     *     message is not yet posted, in flight, or to be posted again after its SEND failed
+     * @since 3.1
+     */
+    boolean inlinePending();
 
     /**
      * An MP_SEND reserved earlier ended: a large one's placement is announced by a notice on a

@@ -20,6 +20,8 @@ public final class ReassemblyCounters {
     volatile long violations;
     volatile long smallZeroCopy;
     volatile long smallCopied;
+    volatile long smallInline;
+    volatile long sentInline;
 
     public long smallReceived() {
         return smallReceived;
@@ -52,7 +54,25 @@ public final class ReassemblyCounters {
         return smallCopied;
     }
 
-    /** @return bytes copied from slots into MP_RECV buffers */
+    /**
+     * @return small messages that arrived inside one of the peer's control messages and were copied
+     *     into their MP_RECV buffer, receiver side; part of {@link #smallReceived()}
+     * @since 3.1
+     */
+    public long smallInline() {
+        return smallInline;
+    }
+
+    /**
+     * @return small MP_SENDs this side carried inside a control message that was due anyway (one
+     *     SEND for both), sender side
+     * @since 3.1
+     */
+    public long sentInline() {
+        return sentInline;
+    }
+
+    /** @return bytes copied from slots (and control messages) into MP_RECV buffers */
     public long bytesCopied() {
         return bytesCopied;
     }
@@ -161,6 +181,8 @@ public final class ReassemblyCounters {
             case VIOLATION -> violations += n;
             case SMALL_ZERO_COPY -> smallZeroCopy += n;
             case SMALL_COPIED -> smallCopied += n;
+            case SMALL_INLINE -> smallInline += n;
+            case SENT_INLINE -> sentInline += n;
             default -> throw new IllegalArgumentException(String.valueOf(c));
         }
     }
@@ -185,7 +207,11 @@ public final class ReassemblyCounters {
         /** @since 3.0 */
         CONTROL_RECEIVED,
         /** @since 3.0 */
-        CONTROL_RESENT
+        CONTROL_RESENT,
+        /** @since 3.1 */
+        SMALL_INLINE,
+        /** @since 3.1 */
+        SENT_INLINE
     }
 
     @Override
@@ -196,6 +222,6 @@ public final class ReassemblyCounters {
                 + controlResent + ", credits=" + creditsReturned + ", creditWaits="
                 + sendsWaitingForCredit + ", noticesSent=" + noticesSent + ", noticesReceived=" + noticesReceived
                 + ", noticeFallbacks=" + noticeFallbacks + ", reportsReceived=" + placementReportsReceived + ", violations="
-                + violations + ", smallZeroCopy=" + smallZeroCopy + ", smallCopied=" + smallCopied + "]";
+                + violations + ", smallZeroCopy=" + smallZeroCopy + ", smallCopied=" + smallCopied + ", smallInline=" + smallInline + ", sentInline=" + sentInline + "]";
     }
 }

@@ -15,7 +15,9 @@
  * a slot credit like one ({@link dev.virtuoso.reassembler.Reassembly#nextNotice}). Advertisements,
  * credits and failure reports travel the same way, in control messages (SEND with immediate into a
  * slot, one in flight per direction, charged a credit), so the connection's TCP channel carries
- * none of the reassembly's traffic. Nothing is ordered across QPs, so
+ * none of the reassembly's traffic. A small message sent while a control message is due rides
+ * inside it ({@link dev.virtuoso.reassembler.Reassembly#reserveInline}): one SEND for both, its
+ * bytes copied at each end. Nothing is ordered across QPs, so
  * a receive completion is delivered only when its message is placed and every earlier one has been
  * delivered. Slots are flow-controlled by credits the receiver returns. On a device without SRQ
  * ({@code max_srq = 0}) every path QP holds a full set of slots on its own receive queue, so a
@@ -27,5 +29,5 @@
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("3.0.0")
+@org.osgi.annotation.versioning.Version("3.1.0")
 package dev.virtuoso.reassembler;

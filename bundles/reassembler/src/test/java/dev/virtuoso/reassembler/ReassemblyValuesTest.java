@@ -40,6 +40,8 @@ class ReassemblyValuesTest {
         READ.put(Counter.SMALL_COPIED, ReassemblyCounters::smallCopied);
         READ.put(Counter.CONTROL_RECEIVED, ReassemblyCounters::controlReceived);
         READ.put(Counter.CONTROL_RESENT, ReassemblyCounters::controlResent);
+        READ.put(Counter.SMALL_INLINE, ReassemblyCounters::smallInline);
+        READ.put(Counter.SENT_INLINE, ReassemblyCounters::sentInline);
     }
 
     @Test
@@ -64,7 +66,8 @@ class ReassemblyValuesTest {
         }
         assertEquals("ReassemblyCounters[small=1, large=2, failed=3, copied=4, duplicates=5, slotErrors=6, control=7,"
                 + " controlReceived=17, controlResent=18, credits=8, creditWaits=9, noticesSent=10, noticesReceived=11, noticeFallbacks=12,"
-                + " reportsReceived=13, violations=14, smallZeroCopy=15, smallCopied=16]", counters.toString());
+                + " reportsReceived=13, violations=14, smallZeroCopy=15, smallCopied=16,"
+                + " smallInline=19, sentInline=20]", counters.toString());
     }
 
     @Test

@@ -7,6 +7,9 @@ import static dev.virtuoso.reassembler.internal.ControlRecords.CREDIT_BYTES;
 import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_CREDIT;
 import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_SMALL;
 import static dev.virtuoso.reassembler.internal.ControlRecords.FLAG_WRITABLE;
+import static dev.virtuoso.reassembler.internal.ControlRecords.INLINE_HEADER;
+import static dev.virtuoso.reassembler.internal.ControlRecords.INLINE_RECORD_ROOM;
+import static dev.virtuoso.reassembler.internal.ControlRecords.INLINE_SEND;
 import static dev.virtuoso.reassembler.internal.ControlRecords.NOTICE_BYTES;
 import static dev.virtuoso.reassembler.internal.ControlRecords.REASON_FAILED;
 import static dev.virtuoso.reassembler.internal.ControlRecords.REASON_NOT_WRITABLE;
@@ -82,12 +85,19 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private final long[] released = new long[3];
     /** The control message being composed or in flight (in {@link #placements}' region). */
     private final ByteBuffer control;
-    private int controlLimit;
+    /** Bytes of records per control message: the smaller of {@link Notices#RECORD_BYTES} and the peer's slot. */
+    private int recordLimit;
+    /** Bytes per control message, records and a small message riding in it: at most the peer's slot. */
+    private int messageLimit;
     private int controlLength;
     private int controlImm;
     private int controlSeq;
     private boolean controlInFlight;
     private boolean controlResend;
+    /** The control message was composed with a small message in it and waits for {@link #nextNotice}. */
+    private boolean controlReady;
+    /** The control message composed last carries a small MP_SEND ({@link #reserveInline}). */
+    private boolean controlCarriesSend;
     /** Next control message sequence expected from the peer (30 bits). */
     private int controlExpected;
     private long peerSlotBytes;
@@ -179,7 +189,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         peerSlots = peerSlotCount;
         credits = peerSlotCount;
         peerSlotBytes = peerSlotSize;
-        controlLimit = Math.min(control.capacity(), peerSlotSize);
+        recordLimit = Math.min(Notices.RECORD_BYTES, peerSlotSize);
+        messageLimit = Math.min(control.capacity(), peerSlotSize);
         started = true;
     }
 
@@ -546,6 +557,48 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         return LARGE;
     }
 
+    /**
+     * One SEND for a control message that is due and a small message sent at the same time: the
+     * records are composed now (leaving room for the message), the message's bytes go last
+     * ({@link ControlRecords#INLINE_SEND}), and the next {@link #nextNotice} posts it. The control
+     * message's slot credit is the only one charged; the receiver copies the bytes out of its slot.
+     */
+    @Override
+    public int reserveInline(long length, ByteBuffer source, int offset, SendTarget out) {
+        if (!started || closed || controlInFlight || controlResend || controlReady || !remote.available()
+                || !controlDue() || !controlCredit()) {
+            return NOT_READY;
+        }
+        if (length >= config.splitThreshold() || length > peerSlotBytes
+                || length > messageLimit - INLINE_HEADER - INLINE_RECORD_ROOM) {
+            return NOT_READY;
+        }
+        long seq = remote.nextSend;
+        if (length > remote.capacity[remote.index(seq)]) {
+            return NOT_READY; // reserveSend reports it TOO_LONG
+        }
+        int n = (int) length;
+        credits--;
+        int at = composeControl(Math.min(recordLimit, messageLimit - INLINE_HEADER - n));
+        control.put(at, INLINE_SEND).putInt(at + 1, (int) seq).putInt(at + 5, n)
+                .put(at + INLINE_HEADER, source, offset, n);
+        controlLength = at + INLINE_HEADER + n;
+        controlImm = Notices.CONTROL | controlSeq;
+        controlSeq = (controlSeq + 1) & Notices.SEQ_MASK;
+        controlReady = true;
+        controlCarriesSend = true;
+        remote.nextSend++;
+        counters.add(Counter.CONTROL, 1);
+        counters.add(Counter.SENT_INLINE, 1);
+        out.set(seq, (int) seq & Notices.SEQ_MASK, 0, 0, false);
+        return INLINE;
+    }
+
+    @Override
+    public boolean inlinePending() {
+        return controlCarriesSend;
+    }
+
     @Override
     public void sendFinished(long sequence, boolean large, MpStatus status, long length, int paths) {
         if (status == MpStatus.SUCCESS) {
@@ -591,28 +644,39 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
         if (controlResend) {
             controlResend = false;
+        } else if (controlReady) {
+            controlReady = false;
         } else {
             if (!controlDue()) {
                 return false;
             }
-            if (credits == 0 || credits == 1 && creditsToReturn == 0) {
+            if (!controlCredit()) {
                 counters.add(Counter.CREDIT_WAIT, 1);
                 return false;
             }
             credits--;
-            controlLength = composeControl();
+            controlLength = composeControl(recordLimit);
             controlImm = Notices.CONTROL | controlSeq;
             controlSeq = (controlSeq + 1) & Notices.SEQ_MASK;
+            controlCarriesSend = false;
             counters.add(Counter.CONTROL, 1);
         }
         controlInFlight = true;
-        placements.control(out, controlLength, controlImm);
+        placements.control(out, controlLength, controlImm, controlCarriesSend);
         return true;
     }
 
-    /** Writes the due records into the control buffer: reports, then credits, then advertisements. */
-    private int composeControl() {
-        ByteBuffer body = control.clear().limit(controlLimit);
+    /** @return true if a control message may take a credit now: the last one only if it returns credits */
+    private boolean controlCredit() {
+        return credits > 1 || credits == 1 && creditsToReturn > 0;
+    }
+
+    /**
+     * Writes the due records into the control buffer, at most {@code limit} bytes: reports, then
+     * credits, then advertisements (those that do not fit stay due).
+     */
+    private int composeControl(int limit) {
+        ByteBuffer body = control.clear().limit(limit);
         while (!notices.isEmpty() && body.remaining() >= NOTICE_BYTES) {
             body.put(notices.headType()).putInt((int) notices.headSeq()).putInt((int) notices.headLength())
                     .put((byte) notices.headExtra());
@@ -650,6 +714,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             controlResend = status != MpStatus.SUCCESS && status != MpStatus.FLUSHED && !closed;
             if (controlResend) {
                 counters.add(Counter.CONTROL_RESENT, 1);
+            } else {
+                controlCarriesSend = false; // the small message in it ended with it
             }
             return;
         }
@@ -665,7 +731,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     @Override
     public boolean noticesPending() {
-        return placements.pending() || started && !closed && !controlInFlight && (controlResend || controlDue());
+        return placements.pending()
+                || started && !closed && !controlInFlight && (controlResend || controlReady || controlDue());
     }
 
     private void notice(byte type, long seq, long length, int extra) {
@@ -715,9 +782,38 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                     need(body, 9);
                     onSendFailed(body.getInt(), Integer.toUnsignedLong(body.getInt()), body.get() & 0xFF);
                 }
+                case INLINE_SEND -> onInlineSend(body);
                 default -> throw new ReassemblyException("unknown control record type " + type);
             }
         }
+    }
+
+    /**
+     * A small message that rode in the control message: copied into its receive buffer. The control
+     * message is taken once, so this is its only copy; the sender checked the advertised capacity
+     * and charged no credit beyond the control message's.
+     */
+    private void onInlineSend(ByteBuffer body) throws ReassemblyException {
+        need(body, INLINE_HEADER - 1);
+        int seq = body.getInt();
+        long len = Integer.toUnsignedLong(body.getInt());
+        need(body, len);
+        int i = slotTarget(seq & 0x7FFF_FFFF, "inline message");
+        if (i >= 0 && len > receives.capacity[i]) {
+            throw new ReassemblyException("peer sent " + len + " bytes inline for a receive buffer of "
+                    + receives.capacity[i]);
+        }
+        int n = (int) len;
+        if (i >= 0) {
+            if (n > 0) {
+                receives.region[i].put(receives.offset[i], body, body.position(), n);
+                counters.add(Counter.COPIED, n);
+            }
+            counters.add(Counter.SMALL, 1);
+            counters.add(Counter.SMALL_INLINE, 1);
+            receives.done(i, MpStatus.SUCCESS, n, 1, null);
+        }
+        body.position(body.position() + n);
     }
 
     private void onRecvPosted(ByteBuffer body) throws ReassemblyException {
@@ -810,7 +906,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
     }
 
-    private static void need(ByteBuffer body, int bytes) throws ReassemblyException {
+    private static void need(ByteBuffer body, long bytes) throws ReassemblyException {
         if (body.remaining() < bytes) {
             throw new ReassemblyException("truncated control record");
         }

@@ -27,8 +27,13 @@ final class Notices {
     static final int SEQ_MASK = 0x3FFF_FFFF;
     static final int PAYLOAD_BYTES = 9;
     static final int ENTRY_BYTES = 16;
-    /** The control message buffer: at most this many bytes of records per message. */
-    static final int CONTROL_BYTES = 4096;
+    /** At most this many bytes of records per control message. */
+    static final int RECORD_BYTES = 4096;
+    /**
+     * The control message buffer: records and, when one rides along, a small message
+     * ({@link ControlRecords#INLINE_SEND}); no message is longer than the peer's slot.
+     */
+    static final int CONTROL_BYTES = 8192;
 
     private final IbvMr mr;
     private final ByteBuffer payload;
@@ -68,8 +73,9 @@ final class Notices {
     }
 
     /** Describes the control message of {@code length} bytes with immediate {@code imm} in {@code out}. */
-    void control(PlacementNotice out, int length, int imm) {
-        out.set(free.length, mr.address() + (long) free.length * ENTRY_BYTES, mr.lkey(), length, imm, -1);
+    void control(PlacementNotice out, int length, int imm, boolean carriesSend) {
+        out.set(free.length, mr.address() + (long) free.length * ENTRY_BYTES, mr.lkey(), length, imm, -1,
+                carriesSend);
     }
 
     /** @param capacity most notices due at once (the peer's receives, twice) */

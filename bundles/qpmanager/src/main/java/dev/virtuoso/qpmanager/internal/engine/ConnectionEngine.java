@@ -128,6 +128,9 @@ final class ConnectionEngine {
     private long unknownCompletions;
     /** Requests taken or completions polled since {@link #takeDataWork()} last looked. */
     private boolean dataWork;
+    /** The MP_SEND riding in the control message ({@link #startInline}) until it ends. */
+    private long inlineWrId;
+    private long inlineLength;
 
     /**
      * Assembles the connection from what its set-up produced: control channel, path manager, path
@@ -202,6 +205,8 @@ final class ConnectionEngine {
     static final long SEND_SMALL = 0;
     static final long SEND_LARGE = 1;
     static final long SEND_NOTICE = 2;
+    /** A control message carrying a small MP_SEND: the MP_SEND's length in the tag's bits 32..63. */
+    static final long SEND_INLINE = 3;
 
     /**
      * The application's requests, one placement notice per entry the reassembly has for them, and the
@@ -221,6 +226,13 @@ final class ConnectionEngine {
                 long kind = tag & 3;
                 if (kind == SEND_NOTICE) {
                     reassembly.noticeFinished((int) (tag >>> 2), status);
+                    return;
+                }
+                if (kind == SEND_INLINE) {
+                    reassembly.noticeFinished((int) tag >>> 2, status);
+                    if (!reassembly.inlinePending()) { // else posted again: the MP_SEND ends with a later attempt
+                        conn.complete(wrId, op, status, tag >>> 32, 1, detail);
+                    }
                     return;
                 }
                 reassembly.sendFinished(tag >>> 2, kind == SEND_LARGE, status, bytes, pathCount);
@@ -608,10 +620,13 @@ final class ConnectionEngine {
      * another if that path fails, like a small message.
      */
     private int startNotices() {
-        int n = 0;
+        int n = startInline();
         while (reassembly.nextNotice(notice)) {
-            if (!decomposition.submit(spec.sendSmall(0, notice.localAddr(), notice.lkey(), notice.length(),
-                    notice.immData()).tag((long) notice.slot() << 2 | SEND_NOTICE))) {
+            boolean carries = notice.carriesSend();
+            long tag = carries ? inlineLength << 32 | (long) notice.slot() << 2 | SEND_INLINE
+                    : (long) notice.slot() << 2 | SEND_NOTICE;
+            if (!decomposition.submit(spec.sendSmall(carries ? inlineWrId : 0, notice.localAddr(), notice.lkey(),
+                    notice.length(), notice.immData()).tag(tag))) {
                 // cannot happen (room for every notice entry and the control message is reserved): a
                 // notice's report goes in a control message, a control message is posted again
                 reassembly.noticeFinished(notice.slot(), MpStatus.PATH_FAILURE);
@@ -619,6 +634,27 @@ final class ConnectionEngine {
             n++;
         }
         return n;
+    }
+
+    /**
+     * The next MP_SEND rides in the control message if one is due now and it fits (one SEND on the
+     * wire instead of two; {@link Reassembly#reserveInline}): it leaves the pending queue, and the
+     * control message posted next carries its wr_id and ends it.
+     */
+    private int startInline() {
+        if (pendingSends.isEmpty() || reassembly.inlinePending()) {
+            return 0;
+        }
+        Region r = pendingSends.headRegion();
+        long len = pendingSends.headLength();
+        if (r.closed() || reassembly.reserveInline(len, r.engineView, (int) pendingSends.headOffset(), target)
+                != Reassembly.INLINE) {
+            return 0;
+        }
+        inlineWrId = pendingSends.headWrId();
+        inlineLength = len;
+        pendingSends.removeHead();
+        return 1;
     }
 
     private int pollCq() {

@@ -48,16 +48,19 @@ class SmallZeroCopyTest {
     private static void zeroCopyWhereWritable(Pair p) throws Exception {
         ReassemblyCounters rx = counters(p.server);
         sendAll(p, p.serverMr, p.serverBuf);
-        assertEquals(LENS.length, rx.smallZeroCopy(), rx.toString());
+        // a message sent while a control message was due rode in it (copied out of its slot)
+        long inline = rx.smallInline();
+        assertEquals(LENS.length, rx.smallZeroCopy() + inline, rx.toString());
         assertEquals(0, rx.smallCopied(), rx.toString());
-        assertEquals(0, rx.bytesCopied(), rx.toString());
+        assertEquals(inline == 0, rx.bytesCopied() == 0, rx.toString());
+        long copiedBefore = rx.bytesCopied();
 
         ByteBuffer readOnly = ByteBuffer.allocateDirect(p.serverBuf.capacity());
         MemoryRegion local = p.server.register(readOnly, EnumSet.of(Access.LOCAL_WRITE));
         long bytes = sendAll(p, local, readOnly);
-        assertEquals(LENS.length, rx.smallZeroCopy(), "no WRITE into a region without REMOTE_WRITE: " + rx);
-        assertEquals(LENS.length, rx.smallCopied(), rx.toString());
-        assertEquals(bytes, rx.bytesCopied(), rx.toString());
+        assertEquals(LENS.length - inline, rx.smallZeroCopy(), "no WRITE into a region without REMOTE_WRITE: " + rx);
+        assertEquals(LENS.length, rx.smallCopied() + rx.smallInline() - inline, rx.toString());
+        assertEquals(bytes, rx.bytesCopied() - copiedBefore, rx.toString());
         assertEquals(0, rx.duplicates(), rx.toString());
     }
 

@@ -1,0 +1,91 @@
+package dev.virtuoso.qpmanager.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.reassembler.ReassemblyCounters;
+
+/**
+ * A request-response exchange of small MP_SENDs, each side posting its next MP_RECV right before
+ * it sends: the advertisement of that receive and the message travel as one SEND on a path (the
+ * message rides in the control message), so an exchange costs the wire what a raw QP's SEND/RECV
+ * ping-pong costs, one message each way. Every byte is checked.
+ */
+class InlineExchangeTest {
+    private static final int ROUNDS = 300;
+    private static final int[] SIZES = {8, 4000, 0, 1, 700};
+
+    private static ReassemblyCounters counters(MultipathConnection c) {
+        return ((MpConnection) c).engine().reassembly().counters();
+    }
+
+    /** Polls {@code c} (running the engine's duty cycle) until a completion of {@code op} arrives. */
+    private static MpCompletion spinFor(MultipathConnection c, MpOpcode op) {
+        MpCompletion[] one = {new MpCompletion()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            if (c.pollCompletions(one) == 1 && one[0].opcode() == op) {
+                return one[0];
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no " + op + " within 30 s: " + ((MpConnection) c).describe());
+            }
+        }
+    }
+
+    private static void exchange(Pair p, MultipathConnection from, MultipathConnection to, int round) throws Exception {
+        int len = SIZES[round % SIZES.length];
+        boolean toServer = from == p.client;
+        int half = p.clientBuf.capacity() / 2;
+        p.fill(toServer ? p.clientBuf : p.serverBuf, 0, len);
+        // the receiver posted its receive before; the sender posts its own next one, then sends
+        from.postRecv(round, toServer ? p.clientMr : p.serverMr, half, 4096);
+        from.postSend(10_000 + round, toServer ? p.clientMr : p.serverMr, 0, len);
+        MpCompletion r = spinFor(to, MpOpcode.RECV);
+        assertEquals(round - 1, r.wrId(), "receives complete in order");
+        Pair.assertOk(r, MpOpcode.RECV, len);
+        Pair.assertSame(toServer ? p.clientBuf : p.serverBuf, 0, toServer ? p.serverBuf : p.clientBuf, half, len);
+        MpCompletion s = spinFor(from, MpOpcode.SEND);
+        assertEquals(10_000 + round, s.wrId());
+        Pair.assertOk(s, MpOpcode.SEND, len);
+    }
+
+    @Test
+    void eachSmallMessageRidesWithTheAdvertisementOfTheReceivePostedBeforeIt() throws Exception {
+        EngineGroup engines = new EngineGroup(1, TimeUnit.MILLISECONDS.toNanos(250), true);
+        try (Fabric f = new Fabric(Fabric.NO_HEARTBEAT, engines, "rate=0")) {
+            Pair p = new Pair(f.connect(Fabric.options(), Fabric.options()), 64 * 1024);
+            p.server.postRecv(-1, p.serverMr, p.serverBuf.capacity() / 2, 4096);
+            MpCompletion[] none = new MpCompletion[0];
+            for (int i = 0; i < 100; i++) { // the server's advertisement reaches the client
+                p.client.pollCompletions(none);
+                p.server.pollCompletions(none);
+            }
+            ReassemblyCounters client = counters(p.client);
+            ReassemblyCounters server = counters(p.server);
+            long clientControl = client.controlSent();
+            long serverControl = server.controlSent();
+            for (int k = 0; k < 2 * ROUNDS; k++) {
+                exchange(p, k % 2 == 0 ? p.client : p.server, k % 2 == 0 ? p.server : p.client, k);
+            }
+            String both = "client " + client + ", server " + server;
+            assertTrue(client.sentInline() >= ROUNDS * 9 / 10, both);
+            assertTrue(server.sentInline() >= ROUNDS * 9 / 10, both);
+            assertEquals(client.sentInline(), server.smallInline(), both);
+            assertEquals(server.sentInline(), client.smallInline(), both);
+            // hardly a control message of its own: advertisements and credits rode with the data
+            assertTrue(client.controlSent() - clientControl - client.sentInline() <= ROUNDS / 10, both);
+            assertTrue(server.controlSent() - serverControl - server.sentInline() <= ROUNDS / 10, both);
+            assertEquals(0, client.violations() + server.violations(), both);
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+}

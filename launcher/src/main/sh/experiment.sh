@@ -143,7 +143,13 @@ run_virtuoso() {
   va=$(first "$VNICS_A" "$n"); vb=$(first "$VNICS_B" "$n")
   local sj=$LOG_DIR/virtuoso-server-$tag.json cj=$LOG_DIR/virtuoso-client-$tag.json
   rm -f "$sj" "$cj"
-  "${BENCH_B[@]}" -q "$n" --vnics "$vb" --wait 120 --json-file "$sj" >"$LOG_DIR/virtuoso-server-$tag.log" 2>&1 &
+  # both ends take the client's policies (as in run_t2): the server's probe flows and its control
+  # messages on the paths follow them too; the other options (warm-up) are the client's only
+  local so=() a=("$@") i
+  for ((i = 0; i < ${#a[@]}; i++)); do
+    case ${a[i]} in --policy|--cc) so+=("${a[i]}" "${a[i + 1]}"); i=$((i + 1)) ;; esac
+  done
+  "${BENCH_B[@]}" -q "$n" --vnics "$vb" --wait 120 --json-file "$sj" "${so[@]}" >"$LOG_DIR/virtuoso-server-$tag.log" 2>&1 &
   SERVER_PID=$!
   wait_listen $BENCH_PORT
   # bash's `time`: the whole client process (JVM and OSGi start included), for comparison only

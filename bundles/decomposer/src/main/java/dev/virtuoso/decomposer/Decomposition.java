@@ -94,7 +94,8 @@ public interface Decomposition extends AutoCloseable {
      * packets of an abandoned attempt still in the network are dropped. A message with a chunk that
      * failed or was abandoned on a path is not reported complete before this is called for that
      * path: otherwise a late packet of the first attempt could land after the application saw the
-     * completion.
+     * completion. Except a SEND whose receiver drops a second copy ({@link MessageSpec#dropsDuplicates}):
+     * its late copy changes nothing, so it completes once a copy has.
      *
      * <p>A message whose chunk is an RDMA WRITE with immediate ({@link MessageSpec#sendSmallDirect})
      * is not re-posted before this either: it is re-sent as a SEND with the same immediate once

@@ -20,6 +20,7 @@ public final class MessageSpec {
     private int rkey;
     private int immData;
     private boolean split = true;
+    private boolean dropsDuplicates;
 
     /**
      * An MP_WRITE: chunks are RDMA WRITEs from the local range to the remote range.
@@ -105,7 +106,36 @@ public final class MessageSpec {
         this.immData = immData;
         this.split = split;
         this.tag = 0;
+        this.dropsDuplicates = false;
         return this;
+    }
+
+    /**
+     * Declares that the receiver recognises a second copy of this SEND (by its immediate or
+     * payload) and drops it. A late packet of a failed attempt can then change nothing the peer's
+     * application sees, so the message completes once a copy of it has, without waiting for
+     * {@link Decomposition#pathFenced} of the path where the attempt failed (a path repair may be
+     * up to a second away). Only for SEND chunks: a WRITE or READ always waits for the fence.
+     * Reset by {@link #set}.
+     *
+     * @return this
+     * @throws IllegalStateException if the chunks are not SENDs
+     * @since 2.3
+     */
+    public MessageSpec dropsDuplicates() {
+        if (chunkOpcode != IbvWrOpcode.SEND_WITH_IMM && chunkOpcode != IbvWrOpcode.SEND) {
+            throw new IllegalStateException("only a SEND's receiver can drop a second copy, not " + chunkOpcode);
+        }
+        this.dropsDuplicates = true;
+        return this;
+    }
+
+    /**
+     * @return true if {@link #dropsDuplicates()} was declared
+     * @since 2.3
+     */
+    public boolean dropsDuplicatesDeclared() {
+        return dropsDuplicates;
     }
 
     /** @param tag caller's value echoed in the completion @return this */

@@ -10,5 +10,5 @@
  * the decomposition keeps the core-side path state ({@link dev.virtuoso.decomposer.PathTable}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("2.3.0")
 package dev.virtuoso.decomposer;

@@ -273,7 +273,11 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
 
     /** An attempt of message {@code m} on path {@code p} failed or was abandoned: place it again. */
     private void retry(int m, int p, long off, long n) {
-        needFence(m, p);
+        if (!msgs.dropsDuplicates[m]) {
+            // a late packet of the failed attempt may still take effect until the path is fenced; a
+            // SEND whose receiver drops a second copy needs no fence: its late copy changes nothing
+            needFence(m, p);
+        }
         if (msgs.chunkOpcode[m] == IbvWrOpcode.RDMA_WRITE_WITH_IMM) {
             // a direct small SEND (one chunk, the whole message): the failed WRITE may have landed, or
             // may still land until the path is fenced. Re-sent as a SEND into a receive slot, the peer

@@ -44,6 +44,8 @@ final class MessageTable {
     boolean[] heldForFence;
     /** A direct small SEND whose attempt failed: re-sent as a SEND once {@link #fenceMask} is clear. */
     boolean[] resendAfterFence;
+    /** The receiver drops a second copy ({@link dev.virtuoso.decomposer.MessageSpec#dropsDuplicates}): no fence. */
+    boolean[] dropsDuplicates;
     MpStatus[] status;
     String[] detail;
     private final SlotStack slots;
@@ -79,6 +81,7 @@ final class MessageTable {
         fenceMask = fenceMask == null ? new long[n] : Arrays.copyOf(fenceMask, n);
         heldForFence = heldForFence == null ? new boolean[n] : Arrays.copyOf(heldForFence, n);
         resendAfterFence = resendAfterFence == null ? new boolean[n] : Arrays.copyOf(resendAfterFence, n);
+        dropsDuplicates = dropsDuplicates == null ? new boolean[n] : Arrays.copyOf(dropsDuplicates, n);
         status = status == null ? new MpStatus[n] : Arrays.copyOf(status, n);
         detail = detail == null ? new String[n] : Arrays.copyOf(detail, n);
     }
@@ -131,6 +134,7 @@ final class MessageTable {
         fenceMask[m] = 0;
         heldForFence[m] = false;
         resendAfterFence[m] = false;
+        dropsDuplicates[m] = spec.dropsDuplicatesDeclared();
         status[m] = MpStatus.SUCCESS;
         detail[m] = null;
         return m;

@@ -113,4 +113,37 @@ class FencedCompletionTest {
         drain();
         assertEquals(List.of(MpStatus.SUCCESS), done);
     }
+
+    @Test
+    void aSendWhoseReceiverDropsDuplicatesCompletesWithoutTheFence() {
+        d.submit(spec.sendSmall(1, 0, 1, 512, 7).dropsDuplicates());
+        d.schedule();
+        List<RecordingTransport.Chunk> first = transport.take();
+        assertEquals(1, first.size());
+        complete(first.get(0), IbvWcStatus.RETRY_EXC_ERR);
+        drain(); // re-sent at once on another path
+        assertEquals(List.of(MpStatus.SUCCESS), done, "a late copy of the failed attempt is dropped by the receiver");
+        assertEquals(0, d.messagesAwaitingFence());
+        assertEquals(0, d.counters().fenceWaits());
+    }
+
+    @Test
+    void aSendWithoutTheDeclarationStillWaitsForTheFence() {
+        d.submit(spec.sendSmall(1, 0, 1, 512, 7));
+        d.schedule();
+        complete(transport.take().get(0), IbvWcStatus.RETRY_EXC_ERR);
+        drain();
+        assertTrue(done.isEmpty());
+        assertEquals(1, d.messagesAwaitingFence());
+    }
+
+    @Test
+    void onlySendsMayDeclareThatTheirReceiverDropsDuplicates() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> spec.write(1, 0, 1, 512, 0, 2).dropsDuplicates());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> spec.sendSmallDirect(1, 0, 1, 512, 0, 2, 7).dropsDuplicates());
+        assertTrue(spec.sendSmall(1, 0, 1, 512, 7).dropsDuplicates().dropsDuplicatesDeclared());
+        assertTrue(!spec.sendSmall(1, 0, 1, 512, 7).dropsDuplicatesDeclared(), "set() resets it");
+    }
 }

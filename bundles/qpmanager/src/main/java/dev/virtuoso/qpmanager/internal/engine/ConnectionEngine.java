@@ -598,7 +598,7 @@ final class ConnectionEngine {
                 case Reassembly.SMALL -> decomposition.submit((target.direct()
                         ? spec.sendSmallDirect(wrId, addr, r.mr.lkey(), len, target.remoteAddr(), target.rkey(),
                                 target.immData())
-                        : spec.sendSmall(wrId, addr, r.mr.lkey(), len, target.immData()))
+                        : spec.sendSmall(wrId, addr, r.mr.lkey(), len, target.immData()).dropsDuplicates())
                         .tag(target.sequence() << 2 | SEND_SMALL));
                 case Reassembly.LARGE -> decomposition.submit(spec.sendLarge(wrId, addr, r.mr.lkey(), len,
                         target.remoteAddr(), target.rkey()).tag(target.sequence() << 2 | SEND_LARGE));
@@ -625,8 +625,10 @@ final class ConnectionEngine {
             boolean carries = notice.carriesSend();
             long tag = carries ? inlineLength << 32 | (long) notice.slot() << 2 | SEND_INLINE
                     : (long) notice.slot() << 2 | SEND_NOTICE;
+            // the receiver drops a second copy of a notice or control message (by its sequence), so a
+            // copy re-sent after a path failure completes without waiting for that path's repair
             if (!decomposition.submit(spec.sendSmall(carries ? inlineWrId : 0, notice.localAddr(), notice.lkey(),
-                    notice.length(), notice.immData()).tag(tag))) {
+                    notice.length(), notice.immData()).dropsDuplicates().tag(tag))) {
                 // cannot happen (room for every notice entry and the control message is reserved): a
                 // notice's report goes in a control message, a control message is posted again
                 reassembly.noticeFinished(notice.slot(), MpStatus.PATH_FAILURE);

@@ -20,6 +20,7 @@ import dev.virtuoso.reassembler.ReassemblyCounters;
  */
 class InlineExchangeTest {
     private static final int ROUNDS = 300;
+    private static final int LOSSY_ROUNDS = 150;
     private static final int[] SIZES = {8, 4000, 0, 1, 700};
 
     private static ReassemblyCounters counters(MultipathConnection c) {
@@ -84,6 +85,41 @@ class InlineExchangeTest {
             assertTrue(client.controlSent() - clientControl - client.sentInline() <= ROUNDS / 10, both);
             assertTrue(server.controlSent() - serverControl - server.sentInline() <= ROUNDS / 10, both);
             assertEquals(0, client.violations() + server.violations(), both);
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
+    void onLossyPathsAndAPathGoingDownEveryMessageArrivesOnceInOrderWithoutWaitingForARepair() throws Exception {
+        EngineGroup engines = new EngineGroup(1, TimeUnit.MILLISECONDS.toNanos(250), true);
+        try (Fabric f = new Fabric(Fabric.NO_HEARTBEAT, engines, "rate=400m loss=0.01", "rate=400m delay=1ms loss=0.01")) {
+            // a short ACK timeout (about 1 ms): every loss stalls the exchange for one
+            var o = Fabric.options().ackTimeout(8).retryCount(7);
+            Pair p = new Pair(f.connect(o, Fabric.options().ackTimeout(8).retryCount(7)), 64 * 1024);
+            p.server.postRecv(-1, p.serverMr, p.serverBuf.capacity() / 2, 4096);
+            for (int k = 0; k < 2 * LOSSY_ROUNDS; k++) {
+                if (k == LOSSY_ROUNDS) {
+                    f.links.get(1).down(); // whatever it carried then fails and is sent again on path 0
+                }
+                exchange(p, k % 2 == 0 ? p.client : p.server, k % 2 == 0 ? p.server : p.client, k);
+            }
+            ReassemblyCounters client = counters(p.client);
+            ReassemblyCounters server = counters(p.server);
+            String both = "client " + client + ", server " + server + ", paths " + p.client.pathStats();
+            assertTrue(client.sentInline() > 0 && server.sentInline() > 0, both);
+            assertEquals(client.sentInline(), server.smallInline(), "each inline message taken once: " + both);
+            assertEquals(server.sentInline(), client.smallInline(), "each inline message taken once: " + both);
+            assertEquals(0, client.violations() + server.violations(), both);
+            long retransmitted = p.client.pathStats().stream().mapToLong(s -> s.retransmissions()).sum()
+                    + p.server.pathStats().stream().mapToLong(s -> s.retransmissions()).sum();
+            assertTrue(retransmitted > 0, "the fabric lost packets: " + both);
+            // messages failed on the dead path and were sent again; being SENDs whose second copy the
+            // receiver drops, none waited for that path's repair (up to 1 s away) to complete
+            var cd = ((MpConnection) p.client).engine().decomposition().counters();
+            var sd = ((MpConnection) p.server).engine().decomposition().counters();
+            assertTrue(cd.chunksFailed() + sd.chunksFailed() > 0, "attempts failed on the dead path: " + cd + " " + sd);
+            assertEquals(0, cd.fenceWaits() + sd.fenceWaits(), cd + " " + sd);
         } finally {
             assertTrue(engines.close(10_000));
         }

@@ -55,6 +55,14 @@ class InlineSendTest {
         return h.a.r.reserveInline(payload.length, source, 100, target);
     }
 
+    /** a posts a receive (its advertisement is due), reserves {@code payload} inline and takes the control message. */
+    private void takeControlCarrying(ReassemblyHarness h, byte[] payload) {
+        assertTrue(h.a.r.postReceive(300, aRegion, 0, 256, 0x1000, 9, true));
+        assertEquals(Reassembly.INLINE, reserveInline(h, payload));
+        assertTrue(h.a.r.nextNotice(h.a.notice));
+        assertTrue(h.a.notice.carriesSend());
+    }
+
     private byte[] at(ByteBuffer region, int offset, int n) {
         byte[] got = new byte[n];
         region.get(offset, got);
@@ -162,9 +170,7 @@ class InlineSendTest {
     @Test
     void aControlMessageWhoseSendFailedIsPostedAgainWithItsMessageAndTakenOnce() throws Exception {
         ReassemblyHarness h = harness(2, 256, SLOT_BYTES);
-        assertTrue(h.a.r.postReceive(300, aRegion, 0, 256, 0x1000, 9, true));
-        assertEquals(Reassembly.INLINE, reserveInline(h, bytes(30, 5)));
-        assertTrue(h.a.r.nextNotice(h.a.notice));
+        takeControlCarrying(h, bytes(30, 5));
         byte[] wire = new byte[h.a.notice.length()];
         h.a.noticeMr.buffer().get((int) (h.a.notice.localAddr() - h.a.noticeMr.address()), wire);
         int imm = h.a.notice.immData();
@@ -190,9 +196,7 @@ class InlineSendTest {
     @Test
     void aControlMessageFlushedAtTeardownEndsItsMessage() throws Exception {
         ReassemblyHarness h = harness(1, 256, SLOT_BYTES);
-        assertTrue(h.a.r.postReceive(300, aRegion, 0, 256, 0x1000, 9, true));
-        assertEquals(Reassembly.INLINE, reserveInline(h, bytes(8, 5)));
-        assertTrue(h.a.r.nextNotice(h.a.notice));
+        takeControlCarrying(h, bytes(8, 5));
         h.a.r.noticeFinished(h.a.notice.slot(), MpStatus.FLUSHED);
         assertFalse(h.a.r.inlinePending());
         assertFalse(h.a.r.nextNotice(h.a.notice), "not posted again");

@@ -94,9 +94,10 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private int controlSeq;
     private boolean controlInFlight;
     private boolean controlResend;
-    /** The control message was composed with a small message in it and waits for {@link #nextNotice}. */
-    private boolean controlReady;
-    /** The control message composed last carries a small MP_SEND ({@link #reserveInline}). */
+    /**
+     * The control message composed last carries a small MP_SEND ({@link #reserveInline}) that has
+     * not ended; while neither in flight nor to be re-sent, it waits for {@link #nextNotice}.
+     */
     private boolean controlCarriesSend;
     /** Next control message sequence expected from the peer (30 bits). */
     private int controlExpected;
@@ -565,7 +566,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
      */
     @Override
     public int reserveInline(long length, ByteBuffer source, int offset, SendTarget out) {
-        if (!started || closed || controlInFlight || controlResend || controlReady || !remote.available()
+        if (!started || closed || controlInFlight || controlResend || controlCarriesSend || !remote.available()
                 || !controlDue() || !controlCredit()) {
             return NOT_READY;
         }
@@ -578,17 +579,12 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return NOT_READY; // reserveSend reports it TOO_LONG
         }
         int n = (int) length;
-        credits--;
-        int at = composeControl(Math.min(recordLimit, messageLimit - INLINE_HEADER - n));
+        int at = beginControl(Math.min(recordLimit, messageLimit - INLINE_HEADER - n));
         control.put(at, INLINE_SEND).putInt(at + 1, (int) seq).putInt(at + 5, n)
                 .put(at + INLINE_HEADER, source, offset, n);
         controlLength = at + INLINE_HEADER + n;
-        controlImm = Notices.CONTROL | controlSeq;
-        controlSeq = (controlSeq + 1) & Notices.SEQ_MASK;
-        controlReady = true;
         controlCarriesSend = true;
         remote.nextSend++;
-        counters.add(Counter.CONTROL, 1);
         counters.add(Counter.SENT_INLINE, 1);
         out.set(seq, (int) seq & Notices.SEQ_MASK, 0, 0, false);
         return INLINE;
@@ -644,9 +640,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         }
         if (controlResend) {
             controlResend = false;
-        } else if (controlReady) {
-            controlReady = false;
-        } else {
+        } else if (!controlCarriesSend) { // else composed by reserveInline, not posted yet
             if (!controlDue()) {
                 return false;
             }
@@ -654,16 +648,25 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                 counters.add(Counter.CREDIT_WAIT, 1);
                 return false;
             }
-            credits--;
-            controlLength = composeControl(recordLimit);
-            controlImm = Notices.CONTROL | controlSeq;
-            controlSeq = (controlSeq + 1) & Notices.SEQ_MASK;
-            controlCarriesSend = false;
-            counters.add(Counter.CONTROL, 1);
+            controlLength = beginControl(recordLimit);
         }
         controlInFlight = true;
         placements.control(out, controlLength, controlImm, controlCarriesSend);
         return true;
+    }
+
+    /**
+     * Takes the next control message's credit and sequence number and writes its records.
+     *
+     * @param limit bytes the records may take
+     * @return bytes written
+     */
+    private int beginControl(int limit) {
+        credits--;
+        controlImm = Notices.CONTROL | controlSeq;
+        controlSeq = (controlSeq + 1) & Notices.SEQ_MASK;
+        counters.add(Counter.CONTROL, 1);
+        return composeControl(limit);
     }
 
     /** @return true if a control message may take a credit now: the last one only if it returns credits */
@@ -732,7 +735,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     @Override
     public boolean noticesPending() {
         return placements.pending()
-                || started && !closed && !controlInFlight && (controlResend || controlReady || controlDue());
+                || started && !closed && !controlInFlight && (controlResend || controlCarriesSend || controlDue());
     }
 
     private void notice(byte type, long seq, long length, int extra) {

@@ -644,7 +644,7 @@ final class ConnectionEngine {
      * control message posted next carries its wr_id and ends it.
      */
     private int startInline() {
-        if (pendingSends.isEmpty() || reassembly.inlinePending()) {
+        if (pendingSends.isEmpty()) {
             return 0;
         }
         Region r = pendingSends.headRegion();

@@ -163,7 +163,7 @@ final class ConnectionEngine {
             this.table = new PathTable(cs.maxPaths());
             this.paths = new PathManager(res, reassembly, table, writer, options, cs, s.locals(), s.client);
             this.pacer = new PathPacer(res.device, table.capacity());
-            this.monitor = new PathMonitorLink(s.id, table, paths, s.scratch, peerScratch, monitor, factory, writer,
+            this.monitor = new PathMonitorLink(s.id, table, paths, s.probeSource, peerScratch, monitor, factory, writer,
                     s.client, s.sharedCapacities());
             paths.events(this.monitor);
             for (PathSlot slot : s.slots) {

@@ -54,7 +54,7 @@ final class Setup implements PathSetup, AutoCloseable {
 
     VerbsResources res;
     /** Source of this side's probes (no write access); the path monitor link closes it. */
-    IbvMr scratch;
+    IbvMr probeSource;
     /** The scratch region advertised to the peer, target of its probes; released with the PD. */
     IbvMr probeTarget;
     Reassembly reassembly;
@@ -109,7 +109,7 @@ final class Setup implements PathSetup, AutoCloseable {
             locals = localAddresses(res.addresses(), options);
         }
         try {
-            scratch = res.pd.regMr(res.probeSource(), 0);
+            probeSource = res.pd.regMr(res.probeSource(), 0);
             probeTarget = res.pd.regMr(res.probeTarget(), IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE);
         } catch (VerbsException e) {
             throw new VirtuosoException(Reason.VERBS, "cannot register the probe scratch region: " + e.getMessage(), e);
@@ -243,8 +243,8 @@ final class Setup implements PathSetup, AutoCloseable {
         if (reassembly != null) {
             reassembly.close();
         }
-        if (scratch != null) {
-            scratch.close();
+        if (probeSource != null) {
+            probeSource.close();
         }
         if (probeTarget != null) {
             probeTarget.close();

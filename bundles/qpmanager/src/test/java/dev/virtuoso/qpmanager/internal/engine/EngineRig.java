@@ -127,7 +127,7 @@ final class EngineRig implements AutoCloseable {
         VerbsProvider provider = provider();
         setup = new Setup("c1", options, CoreSettings.DEFAULTS, provider, null, List.of(), agent, io, null);
         setup.res = VerbsResources.open(agent, provider, null, d -> 64);
-        setup.scratch = mr(null, 0x1000, 4096);
+        setup.probeSource = mr(null, 0x1000, 4096);
         setup.reassembly = reassembly();
         setup.client = true;
         agent.assign();

@@ -136,23 +136,23 @@ class SetupTest {
                 one.open();
                 two.open();
                 for (Setup s : List.of(one, two)) {
-                    assertEquals(0, s.scratch.access() & (IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE),
+                    assertEquals(0, s.probeSource.access() & (IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE),
                             "nothing may write the probes' source");
                     assertEquals(IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE, s.probeTarget.access());
-                    assertEquals(Setup.PROBE_SCRATCH_BYTES, s.scratch.length());
+                    assertEquals(Setup.PROBE_SCRATCH_BYTES, s.probeSource.length());
                     assertEquals(Setup.PROBE_SCRATCH_BYTES, s.probeTarget.length());
                     assertEquals(s.probeTarget.rkey(), s.params().scratch().rkey(), "the target is advertised");
                     assertEquals(s.probeTarget.address(), s.params().scratch().address());
-                    assertNotEquals(s.scratch.rkey(), s.params().scratch().rkey());
+                    assertNotEquals(s.probeSource.rkey(), s.params().scratch().rkey());
                 }
                 // one connection's peer writes into its target: the other connection's target is the same
                 // memory, neither source sees it
                 one.probeTarget.buffer().put(100, (byte) 0x5a);
                 assertEquals(0x5a, two.probeTarget.buffer().get(100), "one target for the agent's connections");
-                assertEquals(0, one.scratch.buffer().get(100));
-                assertEquals(0, two.scratch.buffer().get(100));
-                two.scratch.buffer().put(7, (byte) 1); // a local bug, not a peer: still shared memory
-                assertEquals(1, one.scratch.buffer().get(7), "one source for the agent's connections");
+                assertEquals(0, one.probeSource.buffer().get(100));
+                assertEquals(0, two.probeSource.buffer().get(100));
+                two.probeSource.buffer().put(7, (byte) 1); // a local bug, not a peer: still shared memory
+                assertEquals(1, one.probeSource.buffer().get(7), "one source for the agent's connections");
                 assertTrue(one.probeTarget.buffer().get(7) == 0);
             } finally {
                 one.close();

@@ -37,6 +37,7 @@ public final class SoftRnicConfig {
     private final int doorbellQueue;
     private final long spinNanos;
     private final long yieldNanos;
+    private final boolean invokeOnPoll;
     private final long maxParkNanos;
     private final int maxQueueWr;
     private final int maxCqe;
@@ -59,6 +60,7 @@ public final class SoftRnicConfig {
         doorbellQueue = b.doorbellQueue;
         spinNanos = b.spinNanos;
         yieldNanos = b.yieldNanos;
+        invokeOnPoll = b.invokeOnPoll;
         maxParkNanos = b.maxParkNanos;
         maxQueueWr = b.maxQueueWr;
         maxCqe = b.maxCqe;
@@ -151,6 +153,14 @@ public final class SoftRnicConfig {
         return yieldNanos;
     }
 
+    /**
+     * @return true if a thread that polls one of the device's CQs runs the engine's duty cycle
+     *     itself while the engine thread stands back ({@link Builder#invokeOnPoll})
+     */
+    public boolean invokeOnPoll() {
+        return invokeOnPoll;
+    }
+
     /** @return the longest park when no timer is due */
     public long maxParkNanos() {
         return maxParkNanos;
@@ -223,6 +233,7 @@ public final class SoftRnicConfig {
         private int doorbellQueue = 4096;
         private long spinNanos = 20_000;
         private long yieldNanos;
+        private boolean invokeOnPoll;
         private long maxParkNanos = 10_000_000;
         private int maxQueueWr = 16384;
         private int maxCqe = 1 << 20;
@@ -379,6 +390,22 @@ public final class SoftRnicConfig {
          */
         public Builder yieldNanos(long nanos) {
             yieldNanos = Math.max(0, nanos);
+            return this;
+        }
+
+        /**
+         * @param on whether a thread that finds one of the device's CQs empty runs the engine's duty
+         *     cycle itself (Aeron's agent invoker): a packet then crosses no hand-off between the
+         *     engine thread and the poller, and while pollers keep polling the engine thread parks
+         *     instead of spinning beside them, so a ping-pong side needs one busy thread instead
+         *     of two. The engine thread takes over again when the pollers stop (1 ms after their
+         *     last poll) or arm a CQ to block. Off by default: a poller that runs the engine's work also pays for it, which
+         *     halves the parallelism of a throughput run (a latency knob, like perftest's busy
+         *     polling)
+         * @return this
+         */
+        public Builder invokeOnPoll(boolean on) {
+            invokeOnPoll = on;
             return this;
         }
 

@@ -92,6 +92,14 @@ public final class SoftVerbsComponent implements VerbsProvider {
                         + " trickles. 0: park after the spin.", min = "0")
         int yieldMicros() default 0;
 
+        @AttributeDefinition(name = "Run by CQ pollers",
+                description = "A thread that finds one of the device's CQs empty runs the engine's duty cycle"
+                        + " itself while the engine thread stands back: a packet crosses no thread hand-off"
+                        + " inside the device, for the lowest latency with busy-polling applications. The"
+                        + " pollers then pay for the device's work, which lowers throughput with few cores."
+                        + " The engine thread takes over 1 ms after the last poll or when a poller arms a CQ.")
+        boolean invokeOnPoll() default false;
+
         @AttributeDefinition(name = "Shared receive queues",
                 description = "Whether the devices offer SRQs; false makes them report max_srq = 0 and refuse"
                         + " createSrq, like a binding without SRQs (the core then uses per-QP receive queues).")
@@ -157,6 +165,7 @@ public final class SoftVerbsComponent implements VerbsProvider {
         return b.checkSourcePort(config.checkSourcePort())
                 .windowPackets(config.windowPackets())
                 .spinNanos(config.spinMicros() * 1000L).yieldNanos(config.yieldMicros() * 1000L)
+                .invokeOnPoll(config.invokeOnPoll())
                 .sharedReceiveQueues(config.sharedReceiveQueues());
     }
 

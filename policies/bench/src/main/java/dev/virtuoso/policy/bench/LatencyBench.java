@@ -115,9 +115,9 @@ public final class LatencyBench {
                                 false)});
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# latency (half round trip, us); %d iterations per row (1 MiB: %d), split threshold"
-                + " %d B, engines (backoff window us, p: run by the polling threads) %s, soft RNIC idle yield %d us,"
+                + " %d B, engines (backoff window us, p: run by the polling threads) %s, %s,"
                 + " load average at start %s%n", plan.iterations(), iters(plan.iterations(), 1 << 20), plan.threshold(),
-                plan.spins(), LatencyRig.softYieldMicros(), loadAverage());
+                plan.spins(), LatencyRig.softSettings(), loadAverage());
         out.println(HEADER);
         List<String> run = new ArrayList<>();
         if (!which.equals("veth")) {

@@ -28,7 +28,7 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * Soft RNICs and a connector with the policies the binding ranks as the default (lb-proportional,
  * cc-fixed) and lb-adaptive registered under their names, on an engine group of the default size with the given
  * backoff window, run by its agents or by the polling threads. Soft RNICs yield for {@link #softYieldMicros}
- * when idle. In one process ({@link #LatencyRig(boolean, int, LatencyBench.Engine)}): devices a and b with
+ * when idle, and run on their CQs' pollers if {@link #softInvokeOnPoll}. In one process ({@link #LatencyRig(boolean, int, LatencyBench.Engine)}): devices a and b with
  * {@code paths} vNICs each, on the in-process fabric (unshaped links) or on the UDP wire over
  * loopback (a: 127.0.1.i, b: 127.0.2.i); {@link #connect} makes one multipath connection between
  * them. For one end of a two-process run ({@link #device}): one device on the UDP wire. {@link
@@ -100,8 +100,24 @@ final class LatencyRig implements AutoCloseable {
         return v;
     }
 
+    /**
+     * Whether every latency rig's soft RNICs run their duty cycles on the threads polling their CQs
+     * ({@link SoftRnicConfig.Builder#invokeOnPoll}): {@code -Dlatency.softInvokeOnPoll=true}, default
+     * false (the soft RNIC's default).
+     */
+    static boolean softInvokeOnPoll() {
+        return Boolean.getBoolean("latency.softInvokeOnPoll");
+    }
+
+    /** @return the soft RNIC settings of the rigs, for a CSV's header line */
+    static String softSettings() {
+        return "soft RNIC idle yield " + softYieldMicros() + " us, soft RNIC run by CQ pollers "
+                + (softInvokeOnPoll() ? "yes" : "no");
+    }
+
     private static SoftRnicConfig.Builder soft(String name) {
-        return SoftRnicConfig.builder(name).yieldNanos(TimeUnit.MICROSECONDS.toNanos(softYieldMicros()));
+        return SoftRnicConfig.builder(name).yieldNanos(TimeUnit.MICROSECONDS.toNanos(softYieldMicros()))
+                .invokeOnPoll(softInvokeOnPoll());
     }
 
     private static EngineGroup engines(LatencyBench.Engine engine) {

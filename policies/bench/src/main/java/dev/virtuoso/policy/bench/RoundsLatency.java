@@ -61,9 +61,9 @@ public final class RoundsLatency {
         }
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# latency in rounds (half round trip, us): %d rounds of %d round trips per row,"
-                + " engines %s, MP_RECVs posted ahead %d, soft RNIC idle yield %d us, load average at start %s%n",
+                + " engines %s, MP_RECVs posted ahead %d, %s, load average at start %s%n",
                 rounds, iterations, new LatencyBench.Plan(iterations, 0, engines).spins(), rxDepth,
-                LatencyRig.softYieldMicros(), LatencyBench.loadAverage());
+                LatencyRig.softSettings(), LatencyBench.loadAverage());
         out.println(HEADER);
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
             run(out, wire, rounds, iterations, engines, rxDepth);

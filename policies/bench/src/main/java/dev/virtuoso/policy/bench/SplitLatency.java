@@ -44,9 +44,9 @@ final class SplitLatency {
         LinkSpec link = LinkSpec.parse(linkText);
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# split latency (half round trip, us), %d paths, %d iterations per row (1 MiB: %d),"
-                + " sizes %s, fabric links '%s', soft RNIC idle yield %d us, load average at start %s%n", PATHS,
+                + " sizes %s, fabric links '%s', %s, load average at start %s%n", PATHS,
                 iterations, LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText,
-                LatencyRig.softYieldMicros(), LatencyBench.loadAverage());
+                LatencyRig.softSettings(), LatencyBench.loadAverage());
         out.println("wire,system,paths,bytes,placement,p50_us,p99_us,p999_us,samples");
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
             for (boolean split : new boolean[] {false, true}) {

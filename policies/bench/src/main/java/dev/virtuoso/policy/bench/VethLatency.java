@@ -104,7 +104,8 @@ final class VethLatency {
     private static List<String> peer(String cp, String role, LatencyBench.Plan plan, String local, String remote) {
         return List.of("ip", "netns", "exec", role.equals("server") ? NS_B : NS_A,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms256m", "-Xmx1g",
-                "-Dlatency.softYieldMicros=" + LatencyRig.softYieldMicros(), "-cp", cp,
+                "-Dlatency.softYieldMicros=" + LatencyRig.softYieldMicros(),
+                "-Dlatency.softInvokeOnPoll=" + LatencyRig.softInvokeOnPoll(), "-cp", cp,
                 LatencyPeer.class.getName(), role, Integer.toString(plan.iterations()),
                 Integer.toString(plan.threshold()), plan.spins(), addresses(local), addresses(remote),
                 Integer.toString(CONTROL_PORT));

@@ -42,20 +42,29 @@ final class Fabric implements AutoCloseable {
     }
 
     Fabric(CoreSettings settings, String... specs) {
-        this(settings, true, null, specs);
+        this(settings, true, null, false, specs);
     }
 
     /** A fabric whose connector's connections run on {@code engines} (owned by the caller). */
     Fabric(CoreSettings settings, EngineGroup engines, String... specs) {
-        this(settings, true, engines, specs);
+        this(settings, true, engines, false, specs);
     }
 
     /** Soft RNICs configured without SRQs (they advertise {@code max_srq = 0}). */
     static Fabric withoutSrq(String... specs) {
-        return new Fabric(CoreSettings.DEFAULTS, false, null, specs);
+        return new Fabric(CoreSettings.DEFAULTS, false, null, false, specs);
     }
 
-    private Fabric(CoreSettings settings, boolean srq, EngineGroup engines, String... specs) {
+    /**
+     * @param softInvokeOnPoll whether the soft RNICs' duty cycles run on the threads polling their
+     *     CQs ({@link SoftRnicConfig.Builder#invokeOnPoll})
+     */
+    static Fabric of(CoreSettings settings, EngineGroup engines, boolean softInvokeOnPoll, String... specs) {
+        return new Fabric(settings, true, engines, softInvokeOnPoll, specs);
+    }
+
+    private Fabric(CoreSettings settings, boolean srq, EngineGroup engines, boolean softInvokeOnPoll,
+            String... specs) {
         network = new FabricNetwork("test", 7);
         for (int i = 0; i < specs.length; i++) {
             aAddresses.add(ip("10.0.1." + (i + 1)));
@@ -67,8 +76,10 @@ final class Fabric implements AutoCloseable {
             links.add(network.link(aAddresses.get(i), bAddresses.get(i), LinkSpec.parse(specs[i])));
         }
         provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").addresses(aAddresses).fabric(network, "a").sharedReceiveQueues(srq).build(),
-                SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").sharedReceiveQueues(srq).build());
+                SoftRnicConfig.builder("a").addresses(aAddresses).fabric(network, "a").sharedReceiveQueues(srq)
+                        .invokeOnPoll(softInvokeOnPoll).build(),
+                SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").sharedReceiveQueues(srq)
+                        .invokeOnPoll(softInvokeOnPoll).build());
         connector = engines == null
                 ? new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
                         new ReassemblerComponent(), policies, settings)

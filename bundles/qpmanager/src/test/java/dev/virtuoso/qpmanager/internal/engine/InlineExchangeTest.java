@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
@@ -90,10 +92,19 @@ class InlineExchangeTest {
         }
     }
 
-    @Test
-    void onLossyPathsAndAPathGoingDownEveryMessageArrivesOnceInOrderWithoutWaitingForARepair() throws Exception {
-        EngineGroup engines = new EngineGroup(1, TimeUnit.MILLISECONDS.toNanos(250), true);
-        try (Fabric f = new Fabric(Fabric.NO_HEARTBEAT, engines, "rate=400m loss=0.01", "rate=400m delay=1ms loss=0.01")) {
+    /**
+     * @param engineInvokeOnPoll the connections' engine run by the polling application threads
+     *     (else by its agents)
+     * @param softInvokeOnPoll the soft RNICs' duty cycles run by whoever polls their CQs (the
+     *     application threads through the engine, or the agents)
+     */
+    @ParameterizedTest(name = "engine run by pollers {0}, soft RNICs run by pollers {1}")
+    @CsvSource({"true, false", "true, true", "false, true"})
+    void onLossyPathsAndAPathGoingDownEveryMessageArrivesOnceInOrderWithoutWaitingForARepair(
+            boolean engineInvokeOnPoll, boolean softInvokeOnPoll) throws Exception {
+        EngineGroup engines = new EngineGroup(1, TimeUnit.MILLISECONDS.toNanos(250), engineInvokeOnPoll);
+        try (Fabric f = Fabric.of(Fabric.NO_HEARTBEAT, engines, softInvokeOnPoll,
+                "rate=400m loss=0.01", "rate=400m delay=1ms loss=0.01")) {
             // a short ACK timeout (about 1 ms): every loss stalls the exchange for one
             var o = Fabric.options().ackTimeout(8).retryCount(7);
             Pair p = new Pair(f.connect(o, Fabric.options().ackTimeout(8).retryCount(7)), 64 * 1024);

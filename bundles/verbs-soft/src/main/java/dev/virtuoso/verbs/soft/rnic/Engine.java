@@ -7,6 +7,8 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.spi.verbs.VerbsCounter;
@@ -22,10 +24,11 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
 
 /**
  * The device's engine: one thread that owns every QP of the device and runs a duty cycle (Aeron
- * style): control commands, receive a batch from every port, then for every active QP pick up
- * posted WRs, run timers and transmit within the window. A QP is active from an event (a doorbell,
- * a packet, a command) until a visit does no work and leaves it nothing to do later (nothing unsent,
- * no timer, no response due), so a cycle costs the QPs with work, not every QP of the device: a
+ * style; or CQ pollers run it, below): control commands, receive a batch from every port, then
+ * for every active QP pick up posted WRs, run timers and transmit within the window. A QP is
+ * active from an event (a doorbell, a packet, a command) until a visit does no work and leaves it
+ * nothing to do later (nothing unsent, no timer, no response due), so a cycle costs the QPs with
+ * work, not every QP of the device: a
  * device with thousands of idle QPs costs nothing. Posting threads ring a QP's doorbell once (a
  * flag) and queue it in a bounded ring; if the ring is full they set a flag that makes the engine
  * visit every QP once. Control commands are also served between ports and
@@ -37,6 +40,13 @@ import dev.virtuoso.verbs.soft.wire.WirePort;
  * ({@link IdleShift}). A retransmit timer
  * that has run out first drains the ports ({@link #drainPorts}) and is then checked again.
  *
+ * <p>With {@link SoftRnicConfig#invokeOnPoll()} a thread that finds one of the device's CQs empty
+ * runs a duty cycle itself ({@link #invoke}, Aeron's agent invoker), so a packet crosses no hand-off
+ * between this thread and the poller; while pollers keep doing so the engine thread stands back
+ * (parks, without spinning beside them) until their lease runs out or one arms a CQ to block
+ * ({@link #handBack}). Whichever thread runs a cycle holds the claim, so the QPs' state still has
+ * one owner at a time and the claim's release publishes it to the next.
+ *
  * <p>Nothing thrown by packet processing escapes: it is counted as malformed input.
  */
 final class Engine implements Runnable, DatagramHandler {
@@ -46,6 +56,14 @@ final class Engine implements Runnable, DatagramHandler {
     private static final long BLOCKED_LOSS_NANOS = 2_000_000L;
     /** Receive batches per port that a timer's final check takes at most (a flood ends it). */
     private static final int DRAIN_BATCHES = 16;
+    /** How long the engine thread stands back after a poller ran a duty cycle. */
+    static final long INVOKER_LEASE_NANOS = 1_000_000L;
+    /**
+     * Polls (cycles run or denied by another's) pollers must have made per lease for the engine
+     * thread to stand back: a thread that polls only now and then would otherwise leave the
+     * device's other QPs waiting for it.
+     */
+    static final int MIN_INVOKES_PER_LEASE = 20;
 
     /** A slot of {@link #rung}. */
     private static final class QpRef {
@@ -82,6 +100,26 @@ final class Engine implements Runnable, DatagramHandler {
     private long now;
     private volatile boolean running = true;
     private volatile boolean parked;
+    private volatile Thread thread;
+    // ---- invokeOnPoll: pollers run duty cycles under the claim; the engine thread stands back
+    private final boolean invokeOnPoll;
+    /** 1 while some thread runs a duty cycle (the engine thread or a poller). */
+    private final AtomicInteger claim = new AtomicInteger();
+    /** The thread holding the claim (written only by it). */
+    private volatile Thread dutyThread;
+    /** Until when the engine thread stands back for pollers. */
+    private volatile long leaseEnd = System.nanoTime();
+    private volatile boolean standingBack;
+    /** Duty cycles pollers ran (single writer at a time: the claim holder). */
+    private final AtomicLong invokes = new AtomicLong();
+    /** Polls that found another thread running a cycle (any poller). */
+    private final AtomicLong deniedPolls = new AtomicLong();
+    /** Times the engine thread stood back (engine thread only). */
+    private final AtomicLong standBacks = new AtomicLong();
+    // ---- engine thread only: how often pollers ran duty cycles lately
+    private long invokeRateAt = System.nanoTime();
+    private long invokeRateCount;
+    private boolean pollersContinuous;
     private boolean loggedFailure;
 
     Engine(SoftRnic rnic, Wire wire, WirePort[] ports) {
@@ -96,35 +134,43 @@ final class Engine implements Runnable, DatagramHandler {
         this.spinNanos = c.spinNanos();
         this.yieldNanos = c.yieldNanos();
         this.maxParkNanos = c.maxParkNanos();
+        this.invokeOnPoll = c.invokeOnPoll();
         this.rung = new SlotRing<>(c.doorbellQueue(), i -> new QpRef());
     }
 
     @Override
     public void run() {
+        thread = Thread.currentThread();
         long idleSince = 0;
         int shift = 0;
         try {
             while (running) {
-                int work = runCommands();
-                now = System.nanoTime();
-                wire.pollReadiness();
-                for (WirePort p : ports) {
-                    work += receive(p) + pendingCommands();
+                int work;
+                if (!invokeOnPoll) {
+                    work = cycle();
+                } else if (standBack()) {
+                    idleSince = 0;
+                    continue;
+                } else if (claim()) {
+                    try {
+                        work = cycle();
+                    } finally {
+                        release();
+                    }
+                } else {
+                    work = 0; // a poller runs a cycle: idle here (spin, yield, then try to park)
                 }
-                work += takeDoorbells();
-                now = System.nanoTime();
-                txBlocked = false;
-                work += serviceActive();
+                long t = System.nanoTime();
                 if (work > 0) {
                     if (idleSince != 0) {
-                        shift = IdleShift.next(shift, now - idleSince, spinNanos + yieldNanos);
+                        shift = IdleShift.next(shift, t - idleSince, spinNanos + yieldNanos);
                     }
                     idleSince = 0;
                 } else if (idleSince == 0) {
-                    idleSince = now;
-                } else if (now - idleSince < spinNanos >> shift) {
+                    idleSince = t;
+                } else if (t - idleSince < spinNanos >> shift) {
                     Thread.onSpinWait();
-                } else if (now - idleSince < (spinNanos + yieldNanos) >> shift) {
+                } else if (t - idleSince < (spinNanos + yieldNanos) >> shift) {
                     Thread.yield();
                 } else {
                     park();
@@ -143,6 +189,133 @@ final class Engine implements Runnable, DatagramHandler {
                 f.cancel(false);
             }
         }
+    }
+
+    /** Claim holder: one duty cycle (commands, every port's receive batch, doorbells, active QPs). */
+    private int cycle() throws IOException {
+        int work = runCommands();
+        now = System.nanoTime();
+        wire.pollReadiness();
+        for (WirePort p : ports) {
+            work += receive(p) + pendingCommands();
+        }
+        work += takeDoorbells();
+        now = System.nanoTime();
+        txBlocked = false;
+        work += serviceActive();
+        return work;
+    }
+
+    // ---------------------------------------------------------------- pollers (invokeOnPoll)
+
+    /**
+     * Polling thread that found a CQ of this device empty: runs one duty cycle here unless another
+     * thread is running one, and keeps the engine thread standing back. A wire failure stops the
+     * engine as it would on the engine thread; nothing is thrown at the poller.
+     *
+     * @return work done (0 if not invokable, stopped, or another thread holds the claim)
+     */
+    int invoke() {
+        if (!invokeOnPoll || !running) {
+            return 0;
+        }
+        long t = System.nanoTime();
+        if (leaseEnd - t < INVOKER_LEASE_NANOS / 2) {
+            leaseEnd = t + INVOKER_LEASE_NANOS; // renewed at most twice per lease: one shared write
+        }
+        if (!claim()) {
+            // counted: pollers the engine thread keeps out by running the cycles itself make it stand back too
+            deniedPolls.incrementAndGet();
+            if (parked) {
+                wire.wakeup(); // the engine thread waits in the wire holding the claim: to stand back
+            }
+            return 0;
+        }
+        try {
+            invokes.lazySet(invokes.get() + 1);
+            return cycle();
+        } catch (IOException e) {
+            if (running) {
+                LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": wire failed", e);
+                stop();
+            }
+            return 0;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": engine failed", e);
+            stop();
+            return 0;
+        } finally {
+            release();
+        }
+    }
+
+    /** Poller about to block on a CQ event: the engine thread runs the cycles again from now on. */
+    void handBack() {
+        if (invokeOnPoll && leaseEnd - System.nanoTime() > 0) {
+            leaseEnd = System.nanoTime() - 1;
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    /** @return true if the calling thread is running a duty cycle (inside it, verbs run inline) */
+    boolean inCycle() {
+        return dutyThread == Thread.currentThread();
+    }
+
+    /** @return duty cycles pollers ran (statistics, tests) */
+    long invokes() {
+        return invokes.get();
+    }
+
+    /** @return times the engine thread stood back for pollers (statistics, tests) */
+    long standBacks() {
+        return standBacks.get();
+    }
+
+    private boolean claim() {
+        if (claim.get() != 0 || !claim.compareAndSet(0, 1)) {
+            return false;
+        }
+        dutyThread = Thread.currentThread();
+        return true;
+    }
+
+    private void release() {
+        dutyThread = null;
+        claim.set(0);
+    }
+
+    /**
+     * Engine thread: while pollers keep running the cycles, parks until their lease runs out, a
+     * poller hands back, or a command is queued, instead of spinning beside them.
+     *
+     * @return true if it stood back
+     */
+    private boolean standBack() {
+        long t = System.nanoTime();
+        long since = t - invokeRateAt;
+        if (since >= INVOKER_LEASE_NANOS) {
+            long n = invokes.get() + deniedPolls.get();
+            // at least MIN_INVOKES_PER_LEASE polls per lease over the time since the last look
+            pollersContinuous = (n - invokeRateCount) * INVOKER_LEASE_NANOS >= MIN_INVOKES_PER_LEASE * since;
+            invokeRateAt = t;
+            invokeRateCount = n;
+        }
+        long left = leaseEnd - t;
+        if (left <= 0 || !pollersContinuous || !commands.isEmpty() || !running) {
+            return false;
+        }
+        standBacks.lazySet(standBacks.get() + 1);
+        standingBack = true;
+        VarHandle.fullFence(); // pairs with submit's: a command queued now unparks this thread
+        if (commands.isEmpty()) {
+            LockSupport.parkNanos(this, left);
+        }
+        standingBack = false;
+        return true;
     }
 
     /**
@@ -256,35 +429,64 @@ final class Engine implements Runnable, DatagramHandler {
         }
     }
 
+    /**
+     * Parks until a datagram, a doorbell, a command or the nearest timer. With {@code invokeOnPoll}
+     * the engine thread holds the claim while it waits in the wire (a UDP wire's selector serves
+     * one select at a time, so a poller's cycle would block in it): a poller that finds it so
+     * wakes it ({@link #invoke}) and runs the cycles once it stood back.
+     */
     private void park() throws IOException {
-        if (txBlocked) {
-            // the wire refused a send: retry soon, without a selector round trip (UDP's await
-            // sleeps at least a millisecond)
-            LockSupport.parkNanos(BLOCKED_PARK_NANOS);
-            return;
+        if (invokeOnPoll && !claim()) {
+            return; // a poller runs a cycle now
         }
-        long deadline = now + maxParkNanos;
+        try {
+            long wait = parkNanos();
+            if (wait < 0) {
+                // the wire refused a send: retry soon, without a selector round trip (UDP's await
+                // sleeps at least a millisecond)
+                LockSupport.parkNanos(BLOCKED_PARK_NANOS);
+                return;
+            }
+            if (wait == 0) {
+                return;
+            }
+            parked = true;
+            // a volatile write followed by the acquire reads of the queues is not ordered by the JMM:
+            // without the fence this check may miss a WR whose poster then sees parked still false
+            VarHandle.fullFence();
+            try {
+                if (commands.isEmpty() && rung.isEmpty() && !rungOverflow) {
+                    wire.await(wait);
+                }
+            } finally {
+                parked = false;
+            }
+        } finally {
+            if (invokeOnPoll) {
+                release();
+            }
+        }
+    }
+
+    /**
+     * Claim holder: how long the engine may park, until the nearest timer of an active QP or the
+     * longest park.
+     *
+     * @return nanoseconds, 0 if a timer is due, -1 if the wire refused a send this cycle
+     */
+    private long parkNanos() {
+        if (txBlocked) {
+            return -1;
+        }
+        long t = System.nanoTime();
+        long deadline = t + maxParkNanos;
         for (int i = 0; i < activeCount; i++) {
             long d = active[i].deadline();
             if (d != 0 && d - deadline < 0) {
                 deadline = d;
             }
         }
-        long wait = deadline - now;
-        if (wait <= 0) {
-            return;
-        }
-        parked = true;
-        // a volatile write followed by the acquire reads of the queues is not ordered by the JMM:
-        // without the fence this check may miss a WR whose poster then sees parked still false
-        VarHandle.fullFence();
-        try {
-            if (commands.isEmpty() && rung.isEmpty() && !rungOverflow) {
-                wire.await(wait);
-            }
-        } finally {
-            parked = false;
-        }
+        return Math.max(0, deadline - t);
     }
 
     /** Commands queued during the cycle, if any (a volatile read when there are none). */
@@ -323,6 +525,31 @@ final class Engine implements Runnable, DatagramHandler {
         }
         if (parked) {
             wire.wakeup();
+        } else if (standingBack) {
+            transmitPosted();
+        }
+    }
+
+    /**
+     * Poster, while pollers run the cycles: sends what the doorbells announced now, in the
+     * posting thread, as a hardware doorbell starts the transfer, instead of at the next poll.
+     * Does nothing if another thread runs a cycle (that one takes the doorbell) or from inside a
+     * cycle (its own service does).
+     */
+    private void transmitPosted() {
+        if (!running || !claim()) {
+            return;
+        }
+        try {
+            takeDoorbells();
+            now = System.nanoTime();
+            txBlocked = false;
+            serviceActive();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": engine failed", e);
+            stop();
+        } finally {
+            release();
         }
     }
 
@@ -333,6 +560,13 @@ final class Engine implements Runnable, DatagramHandler {
         }
         commands.add(task);
         wire.wakeup();
+        if (invokeOnPoll) {
+            VarHandle.fullFence(); // pairs with standBack's: either it sees the command or we see it parked
+            Thread t = thread;
+            if (standingBack && t != null) {
+                LockSupport.unpark(t); // the caller may be the poller, now waiting for its command
+            }
+        }
         if (!running && commands.remove(task)) {
             return false;
         }
@@ -347,6 +581,10 @@ final class Engine implements Runnable, DatagramHandler {
     void stop() {
         running = false;
         wire.wakeup();
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t); // it may be standing back
+        }
     }
 
     void addQp(SoftQp qp) {

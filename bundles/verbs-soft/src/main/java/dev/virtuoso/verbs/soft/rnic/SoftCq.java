@@ -10,9 +10,10 @@ import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.VerbsException;
 
 /**
- * A completion queue: a preallocated single-producer single-consumer ring. The device's engine
- * thread is the only producer ({@link #push}); the application's poller is the only consumer
- * ({@link #pollCq}). The hand-off is lock-free: entries are written, then the tail is published
+ * A completion queue: a preallocated single-producer single-consumer ring. The thread running the
+ * device's duty cycle is the only producer ({@link #push}; the engine thread, or a poller that runs
+ * the cycle itself with {@code invokeOnPoll}, one at a time under the engine's claim); the
+ * application's poller is the only consumer ({@link #pollCq}). The hand-off is lock-free: entries are written, then the tail is published
  * with a release store; the poller reads the tail with an acquire load and publishes its head the
  * same way so the engine can reuse slots.
  *
@@ -29,6 +30,8 @@ final class SoftCq implements IbvCq {
 
     final SoftContext context;
     final SoftCompChannel channel;
+    /** The device whose engine produces the completions (null for a CQ made alone in a test). */
+    private final SoftRnic device;
     /** The CQ's size: entries it holds before it overflows (a power of two). */
     private final int size;
     /** Engine: the entries it writes; grown (never shrunk) when the CQ fills beyond them. */
@@ -50,6 +53,7 @@ final class SoftCq implements IbvCq {
     SoftCq(SoftContext context, int cqe, SoftCompChannel channel) {
         this.context = context;
         this.channel = channel;
+        this.device = context == null ? null : context.rnic;
         size = Integer.highestOneBit(Math.max(cqe, 2) - 1) << 1;
         produced = new Entries(Math.min(size, INITIAL_ENTRIES));
         entries = produced;
@@ -165,6 +169,9 @@ final class SoftCq implements IbvCq {
         }
         long h = consumerHead;
         long available = tail.get() - h;
+        if (available == 0 && device != null && device.invoke() > 0) {
+            available = tail.get() - h;
+        }
         int n = (int) Math.min(available, Math.min(max, wcs.length));
         if (n <= 0) {
             if (overflowed) {
@@ -192,6 +199,9 @@ final class SoftCq implements IbvCq {
             throw new VerbsException(VerbsException.EINVAL, "CQ destroyed");
         }
         armed.set(solicitedOnly ? ARMED_SOLICITED : ARMED_ANY);
+        if (device != null) {
+            device.handBack(); // the poller is about to block: the engine thread must run
+        }
     }
 
     void eventDelivered() {

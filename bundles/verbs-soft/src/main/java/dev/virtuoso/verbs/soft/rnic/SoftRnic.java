@@ -230,6 +230,37 @@ public final class SoftRnic implements AutoCloseable {
     }
 
     /**
+     * A poller found a CQ of this device empty: runs a duty cycle of the engine in its thread if
+     * the device is configured so ({@link SoftRnicConfig#invokeOnPoll()}).
+     *
+     * @return work done (0 if not configured so, stopped, or another thread runs a cycle)
+     */
+    int invoke() {
+        Engine e = engine;
+        return e == null ? 0 : e.invoke();
+    }
+
+    /** @return duty cycles CQ pollers ran on this device (0 unless {@link SoftRnicConfig#invokeOnPoll()}) */
+    long invokes() {
+        Engine e = engine;
+        return e == null ? 0 : e.invokes();
+    }
+
+    /** @return times the engine thread stood back for CQ pollers */
+    long standBacks() {
+        Engine e = engine;
+        return e == null ? 0 : e.standBacks();
+    }
+
+    /** A poller is about to block on a CQ event: the engine thread takes the duty cycles back. */
+    void handBack() {
+        Engine e = engine;
+        if (e != null) {
+            e.handBack();
+        }
+    }
+
+    /**
      * Runs a control operation on the engine thread and waits for it.
      *
      * @throws VerbsException what the task threw; {@link VerbsException#ENODEV} if the device is
@@ -240,7 +271,7 @@ public final class SoftRnic implements AutoCloseable {
         if (e == null || !e.isRunning()) {
             throw new VerbsException(VerbsException.ENODEV, "device " + name() + " is closed");
         }
-        if (Thread.currentThread() == thread) {
+        if (Thread.currentThread() == thread || e.inCycle()) {
             return task.run(e);
         }
         FutureTask<T> f = new FutureTask<>(() -> task.run(e));

@@ -11,6 +11,6 @@ import dev.virtuoso.verbs.conformance.QueueConformance;
 class FabricNoSrqQueueTest extends QueueConformance {
     @Override
     protected ConformanceEnvironment createEnvironment() {
-        return new SoftFabricEnvironment(false);
+        return new SoftFabricEnvironment(false, false);
     }
 }

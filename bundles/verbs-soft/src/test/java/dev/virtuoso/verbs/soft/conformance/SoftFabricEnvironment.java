@@ -18,26 +18,33 @@ final class SoftFabricEnvironment implements ConformanceEnvironment {
     private final FabricLink link;
     private final SoftVerbsProvider provider;
     private final boolean srq;
+    private final boolean invokeOnPoll;
 
     SoftFabricEnvironment() {
-        this(true);
+        this(true, false);
     }
 
-    /** @param srq whether the RNICs offer SRQs (false: they report {@code max_srq = 0}) */
-    SoftFabricEnvironment(boolean srq) {
+    /**
+     * @param srq whether the RNICs offer SRQs (false: they report {@code max_srq = 0})
+     * @param invokeOnPoll whether the CQs' pollers run the devices' duty cycles
+     */
+    SoftFabricEnvironment(boolean srq, boolean invokeOnPoll) {
         this.srq = srq;
+        this.invokeOnPoll = invokeOnPoll;
         network = new FabricNetwork("conformance", 42);
         network.addHost("a", "10.0.0.1");
         network.addHost("b", "10.0.0.2");
         link = network.link("a", "b", LinkSpec.UNLIMITED);
         provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").fabric(network, "a").sharedReceiveQueues(srq).build(),
-                SoftRnicConfig.builder("b").fabric(network, "b").sharedReceiveQueues(srq).build());
+                SoftRnicConfig.builder("a").fabric(network, "a").sharedReceiveQueues(srq)
+                        .invokeOnPoll(invokeOnPoll).build(),
+                SoftRnicConfig.builder("b").fabric(network, "b").sharedReceiveQueues(srq)
+                        .invokeOnPoll(invokeOnPoll).build());
     }
 
     @Override
     public String name() {
-        return srq ? "soft/fabric" : "soft/fabric/no-srq";
+        return (srq ? "soft/fabric" : "soft/fabric/no-srq") + (invokeOnPoll ? "/invoked" : "");
     }
 
     @Override

@@ -11,13 +11,24 @@ import dev.virtuoso.verbs.soft.SoftVerbsProvider;
  * vanishes by closing its context, which closes its socket.
  */
 final class SoftUdpEnvironment implements ConformanceEnvironment {
-    private final SoftVerbsProvider provider = new SoftVerbsProvider(
-            SoftRnicConfig.builder("udpA").addressLiterals("127.0.0.11").udpPort(0).build(),
-            SoftRnicConfig.builder("udpB").addressLiterals("127.0.0.12").udpPort(0).build());
+    private final SoftVerbsProvider provider;
+    private final boolean invokeOnPoll;
+
+    SoftUdpEnvironment() {
+        this(false);
+    }
+
+    /** @param invokeOnPoll whether the CQs' pollers run the devices' duty cycles */
+    SoftUdpEnvironment(boolean invokeOnPoll) {
+        this.invokeOnPoll = invokeOnPoll;
+        provider = new SoftVerbsProvider(
+                SoftRnicConfig.builder("udpA").addressLiterals("127.0.0.11").udpPort(0).invokeOnPoll(invokeOnPoll).build(),
+                SoftRnicConfig.builder("udpB").addressLiterals("127.0.0.12").udpPort(0).invokeOnPoll(invokeOnPoll).build());
+    }
 
     @Override
     public String name() {
-        return "soft/udp";
+        return invokeOnPoll ? "soft/udp/invoked" : "soft/udp";
     }
 
     @Override

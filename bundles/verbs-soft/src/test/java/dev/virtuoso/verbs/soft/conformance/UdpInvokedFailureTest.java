@@ -1,0 +1,12 @@
+package dev.virtuoso.verbs.soft.conformance;
+
+import dev.virtuoso.verbs.conformance.FailureConformance;
+import dev.virtuoso.verbs.conformance.ConformanceEnvironment;
+
+/** {@link FailureConformance} on the UDP wire with the devices' duty cycles run by their CQs' pollers. */
+class UdpInvokedFailureTest extends FailureConformance {
+    @Override
+    protected ConformanceEnvironment createEnvironment() {
+        return new SoftUdpEnvironment(true);
+    }
+}

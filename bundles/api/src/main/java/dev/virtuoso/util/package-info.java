@@ -1,9 +1,10 @@
 /**
  * Small utilities shared by the core, the providers and the policies: {@link
  * dev.virtuoso.util.TypedProperties}, the one reader of configuration and per-connection override
- * maps, {@link dev.virtuoso.util.SlotRing}, the one bounded lock-free ring of preallocated slots, and
- * {@link dev.virtuoso.util.IdleShift}, the one rule that shrinks a spin before blocking.
+ * maps, {@link dev.virtuoso.util.SlotRing}, the one bounded lock-free ring of preallocated slots,
+ * {@link dev.virtuoso.util.IdleShift}, the one rule that shrinks a spin before blocking, and {@link
+ * dev.virtuoso.util.InvokerLease}, the one rule for when an agent's thread stands back for pollers.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package dev.virtuoso.util;

@@ -16,6 +16,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.util.InvokerLease;
 
 /**
  * One engine agent ({@code virtuoso-engine-<n>}): serves many connections, each of whose
@@ -85,8 +86,8 @@ final class EngineAgent implements Agent {
     private volatile Thread thread;
     /** 1 while some thread runs a duty cycle (the agent's or an invoking application thread). */
     private final AtomicInteger claim = new AtomicInteger();
-    /** Until when the agent's thread stands back for application threads (see the class comment). */
-    private volatile long leaseEnd = System.nanoTime();
+    /** When the agent's thread stands back for application threads (see the class comment). */
+    private final InvokerLease lease = new InvokerLease(INVOKER_LEASE_NANOS, MIN_INVOKES_PER_LEASE);
     /** Duty cycles application threads ran (single writer at a time: the claim holder). */
     private final AtomicLong invokes = new AtomicLong();
     /** Times the agent's thread parked to stand back for application threads (agent thread only). */
@@ -96,10 +97,6 @@ final class EngineAgent implements Agent {
     private volatile long nextTimerHint = Long.MAX_VALUE;
     /** The thread holding the claim (written only by it, under the claim). */
     private Thread dutyThread;
-    // ---- agent thread only: how often application threads ran duty cycles lately
-    private long invokeRateAt = System.nanoTime();
-    private long invokeRateCount;
-    private boolean pollersContinuous;
     // ---- agent thread only
     private final List<ConnectionEngine> all = new ArrayList<>();
     private final List<ConnectionEngine> running = new ArrayList<>();
@@ -304,9 +301,7 @@ final class EngineAgent implements Agent {
             return 0;
         }
         long now = System.nanoTime();
-        if (leaseEnd - now < INVOKER_LEASE_NANOS / 2) {
-            leaseEnd = now + INVOKER_LEASE_NANOS; // renewed at most twice per lease: one shared write
-        }
+        lease.renew(now);
         if (!claim()) {
             return 0;
         }
@@ -326,8 +321,7 @@ final class EngineAgent implements Agent {
      * cycles again from now on, without waiting for the lease to run out.
      */
     void handBack() {
-        if (invokeOnPoll && leaseEnd - System.nanoTime() > 0) {
-            leaseEnd = System.nanoTime() - 1;
+        if (invokeOnPoll && lease.revoke()) {
             Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
@@ -468,17 +462,8 @@ final class EngineAgent implements Agent {
         if (!invokeOnPoll || stopping) {
             return false;
         }
-        long now = System.nanoTime();
-        long since = now - invokeRateAt;
-        if (since >= INVOKER_LEASE_NANOS) {
-            long n = invokes.get();
-            // at least MIN_INVOKES_PER_LEASE per lease over the time since the last look
-            pollersContinuous = (n - invokeRateCount) * INVOKER_LEASE_NANOS >= MIN_INVOKES_PER_LEASE * since;
-            invokeRateAt = now;
-            invokeRateCount = n;
-        }
-        long left = leaseEnd - now;
-        if (left <= 0 || !pollersContinuous) {
+        long left = lease.standBackNanos(System.nanoTime(), invokes.get());
+        if (left == 0) {
             return false;
         }
         standBacks.lazySet(standBacks.get() + 1);

@@ -13,6 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.spi.verbs.VerbsCounter;
 import dev.virtuoso.util.IdleShift;
+import dev.virtuoso.util.InvokerLease;
 import dev.virtuoso.util.SlotRing;
 import dev.virtuoso.verbs.soft.SoftRnicConfig;
 import dev.virtuoso.verbs.soft.packet.Icrc;
@@ -107,8 +108,8 @@ final class Engine implements Runnable, DatagramHandler {
     private final AtomicInteger claim = new AtomicInteger();
     /** The thread holding the claim (written only by it). */
     private volatile Thread dutyThread;
-    /** Until when the engine thread stands back for pollers. */
-    private volatile long leaseEnd = System.nanoTime();
+    /** When the engine thread stands back for pollers. */
+    private final InvokerLease lease = new InvokerLease(INVOKER_LEASE_NANOS, MIN_INVOKES_PER_LEASE);
     private volatile boolean standingBack;
     /** Duty cycles pollers ran (single writer at a time: the claim holder). */
     private final AtomicLong invokes = new AtomicLong();
@@ -116,10 +117,6 @@ final class Engine implements Runnable, DatagramHandler {
     private final AtomicLong deniedPolls = new AtomicLong();
     /** Times the engine thread stood back (engine thread only). */
     private final AtomicLong standBacks = new AtomicLong();
-    // ---- engine thread only: how often pollers ran duty cycles lately
-    private long invokeRateAt = System.nanoTime();
-    private long invokeRateCount;
-    private boolean pollersContinuous;
     private boolean loggedFailure;
 
     Engine(SoftRnic rnic, Wire wire, WirePort[] ports) {
@@ -219,12 +216,8 @@ final class Engine implements Runnable, DatagramHandler {
         if (!invokeOnPoll || !running) {
             return 0;
         }
-        long t = System.nanoTime();
-        if (leaseEnd - t < INVOKER_LEASE_NANOS / 2) {
-            leaseEnd = t + INVOKER_LEASE_NANOS; // renewed at most twice per lease: one shared write
-        }
+        lease.renew(System.nanoTime());
         if (!claim()) {
-            // counted: pollers the engine thread keeps out by running the cycles itself make it stand back too
             deniedPolls.incrementAndGet();
             if (parked) {
                 wire.wakeup(); // the engine thread waits in the wire holding the claim: to stand back
@@ -251,8 +244,7 @@ final class Engine implements Runnable, DatagramHandler {
 
     /** Poller about to block on a CQ event: the engine thread runs the cycles again from now on. */
     void handBack() {
-        if (invokeOnPoll && leaseEnd - System.nanoTime() > 0) {
-            leaseEnd = System.nanoTime() - 1;
+        if (invokeOnPoll && lease.revoke()) {
             Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
@@ -295,17 +287,9 @@ final class Engine implements Runnable, DatagramHandler {
      * @return true if it stood back
      */
     private boolean standBack() {
-        long t = System.nanoTime();
-        long since = t - invokeRateAt;
-        if (since >= INVOKER_LEASE_NANOS) {
-            long n = invokes.get() + deniedPolls.get();
-            // at least MIN_INVOKES_PER_LEASE polls per lease over the time since the last look
-            pollersContinuous = (n - invokeRateCount) * INVOKER_LEASE_NANOS >= MIN_INVOKES_PER_LEASE * since;
-            invokeRateAt = t;
-            invokeRateCount = n;
-        }
-        long left = leaseEnd - t;
-        if (left <= 0 || !pollersContinuous || !commands.isEmpty() || !running) {
+        // polls denied count too: pollers the engine thread keeps out by running the cycles itself
+        long left = lease.standBackNanos(System.nanoTime(), invokes.get() + deniedPolls.get());
+        if (left == 0 || !commands.isEmpty() || !running) {
             return false;
         }
         standBacks.lazySet(standBacks.get() + 1);

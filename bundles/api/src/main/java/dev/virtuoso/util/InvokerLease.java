@@ -1,5 +1,7 @@
 package dev.virtuoso.util;
 
+import java.util.concurrent.locks.LockSupport;
+
 /**
  * When an agent's own thread stands back for the threads that run its duty cycles on their polls
  * (Aeron's agent invoker): each poll renews a lease; while the lease runs and the polls come often
@@ -42,7 +44,7 @@ public final class InvokerLease {
     /**
      * Poller about to block (or to stop polling): ends the lease.
      *
-     * @return true if it was running (the caller then unparks the agent's thread)
+     * @return true if it was running
      */
     public boolean revoke() {
         long now = System.nanoTime();
@@ -51,6 +53,18 @@ public final class InvokerLease {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Poller about to block: ends the lease and, if it was running, unparks the agent's thread so
+     * it takes over now rather than when its stand-back would have ended.
+     *
+     * @param agentThread the agent's thread (null if not started)
+     */
+    public void handBack(Thread agentThread) {
+        if (revoke() && agentThread != null) {
+            LockSupport.unpark(agentThread);
+        }
     }
 
     /**

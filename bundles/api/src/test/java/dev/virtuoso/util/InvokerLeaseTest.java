@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.locks.LockSupport;
+
 import org.junit.jupiter.api.Test;
 
 /** {@link InvokerLease}: the agent's thread stands back only for a running lease and frequent polls. */
@@ -49,6 +51,22 @@ class InvokerLeaseTest {
         assertTrue(lease.revoke(), "the lease ran");
         assertFalse(lease.revoke(), "already ended");
         assertEquals(0, lease.standBackNanos(System.nanoTime(), 6));
+    }
+
+    @Test
+    void handingBackUnparksTheAgentsThreadOnlyWhileTheLeaseRuns() throws Exception {
+        InvokerLease lease = new InvokerLease(TERM, 1);
+        Thread agent = new Thread(() -> LockSupport.parkNanos(TERM * 30),
+                "invoker-lease-test-agent");
+        agent.start();
+        lease.handBack(agent); // no lease running: the agent's thread stays parked
+        agent.join(200);
+        assertTrue(agent.isAlive(), "unparked without a running lease");
+        lease.renew(System.nanoTime());
+        lease.handBack(agent);
+        agent.join(10_000);
+        assertFalse(agent.isAlive(), "not unparked by the hand-back");
+        lease.handBack(null); // an agent thread not started yet: nothing to unpark
     }
 
     @Test

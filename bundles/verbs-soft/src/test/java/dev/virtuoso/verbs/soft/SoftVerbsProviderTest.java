@@ -131,31 +131,8 @@ class SoftVerbsProviderTest {
         component.start(config(Map.of("wire", "fabric", "fabricSpec",
                 "A=10.3.0.1 B=10.3.0.2; link A-B rate=10g delay=20us")));
         assertEquals(List.of("A", "B"), component.devices().stream().map(RdmaDevice::name).toList());
-        ConformanceEnvironment env = new ConformanceEnvironment() {
-            @Override
-            public String name() {
-                return "component/fabric";
-            }
-
-            @Override
-            public IbvContext openA() throws Exception {
-                return component.openDevice("A");
-            }
-
-            @Override
-            public IbvContext openB() throws Exception {
-                return component.openDevice("B");
-            }
-
-            @Override
-            public boolean setLossRate(double p) {
-                return p == 0;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        ConformanceEnvironment env = ConformanceEnvironment.of("component/fabric",
+                () -> component.openDevice("A"), () -> component.openDevice("B"));
         try (Rig rig = new Rig(env, 3)) {
             QpPair p = rig.connect(new QpSettings());
             Mem src = rig.mem(rig.pdA, 1 << 20, IbvAccess.LOCAL_WRITE).fillRandom(1);

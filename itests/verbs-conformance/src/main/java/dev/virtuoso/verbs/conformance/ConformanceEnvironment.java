@@ -15,6 +15,54 @@ import dev.virtuoso.spi.verbs.IbvMtu;
  */
 public interface ConformanceEnvironment extends AutoCloseable {
 
+    /** Opens a context on one device (for {@link #of}). */
+    @FunctionalInterface
+    interface Opener {
+        /**
+         * @return a new context (the caller closes it)
+         * @throws Exception if the device cannot be opened
+         */
+        IbvContext open() throws Exception;
+    }
+
+    /**
+     * A lossless environment without fault controls (only a loss rate of 0 can be set) over two
+     * devices of a provider the test owns and closes itself.
+     *
+     * @param name for reports
+     * @param a opens device A
+     * @param b opens device B
+     * @return the environment; closing it closes nothing
+     */
+    static ConformanceEnvironment of(String name, Opener a, Opener b) {
+        return new ConformanceEnvironment() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public IbvContext openA() throws Exception {
+                return a.open();
+            }
+
+            @Override
+            public IbvContext openB() throws Exception {
+                return b.open();
+            }
+
+            @Override
+            public boolean setLossRate(double probability) {
+                return probability == 0;
+            }
+
+            @Override
+            public void close() {
+                // the test owns the provider
+            }
+        };
+    }
+
     /** @return a short name for reports, e.g. {@code soft/fabric} */
     String name();
 

@@ -321,11 +321,8 @@ final class EngineAgent implements Agent {
      * cycles again from now on, without waiting for the lease to run out.
      */
     void handBack() {
-        if (invokeOnPoll && lease.revoke()) {
-            Thread t = thread;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
+        if (invokeOnPoll) {
+            lease.handBack(thread);
         }
     }
 

@@ -244,11 +244,8 @@ final class Engine implements Runnable, DatagramHandler {
 
     /** Poller about to block on a CQ event: the engine thread runs the cycles again from now on. */
     void handBack() {
-        if (invokeOnPoll && lease.revoke()) {
-            Thread t = thread;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
+        if (invokeOnPoll) {
+            lease.handBack(thread);
         }
     }
 

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
-import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvCq;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcOpcode;
@@ -239,32 +238,8 @@ class InvokeOnPollTest {
         try (SoftVerbsProvider udp = new SoftVerbsProvider(
                 SoftRnicConfig.builder("ua").addressLiterals("127.0.0.41").udpPort(0).invokeOnPoll(true).build(),
                 SoftRnicConfig.builder("ub").addressLiterals("127.0.0.42").udpPort(0).invokeOnPoll(true).build());
-                Rig u = new Rig(new ConformanceEnvironment() {
-                    @Override
-                    public String name() {
-                        return "invoke-on-poll-udp";
-                    }
-
-                    @Override
-                    public IbvContext openA() throws Exception {
-                        return udp.openDevice("ua");
-                    }
-
-                    @Override
-                    public IbvContext openB() throws Exception {
-                        return udp.openDevice("ub");
-                    }
-
-                    @Override
-                    public boolean setLossRate(double probability) {
-                        return probability == 0;
-                    }
-
-                    @Override
-                    public void close() {
-                        // the provider is closed by the try block
-                    }
-                }, 12)) {
+                Rig u = new Rig(ConformanceEnvironment.of("invoke-on-poll-udp", () -> udp.openDevice("ua"),
+                        () -> udp.openDevice("ub")), 12)) {
             QpPair p = u.connect(new QpSettings());
             Mem src = u.mem(u.pdA, 64, ALL);
             Mem dst = u.mem(u.pdB, 64, ALL);

@@ -14,7 +14,6 @@ import dev.virtuoso.policy.testkit.FakePaths;
 import dev.virtuoso.spi.policy.ChunkOutcome;
 import dev.virtuoso.spi.policy.PolicyContext;
 import dev.virtuoso.spi.verbs.IbvAccess;
-import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.IbvWc;
 import dev.virtuoso.spi.verbs.IbvWcStatus;
 import dev.virtuoso.spi.verbs.IbvWrOpcode;
@@ -64,32 +63,8 @@ class ChunkProbeFabricTest {
         provider = new SoftVerbsProvider(
                 SoftRnicConfig.builder("a").fabric(network, "a").windowPackets(1024).build(),
                 SoftRnicConfig.builder("b").fabric(network, "b").windowPackets(1024).build());
-        rig = new Rig(new ConformanceEnvironment() {
-            @Override
-            public String name() {
-                return "soft/fabric/chunkprobe";
-            }
-
-            @Override
-            public IbvContext openA() throws Exception {
-                return provider.openDevice("a");
-            }
-
-            @Override
-            public IbvContext openB() throws Exception {
-                return provider.openDevice("b");
-            }
-
-            @Override
-            public boolean setLossRate(double probability) {
-                return false;
-            }
-
-            @Override
-            public void close() {
-                // the test closes provider and network
-            }
-        }, 1);
+        rig = new Rig(ConformanceEnvironment.of("soft/fabric/chunkprobe", () -> provider.openDevice("a"),
+                () -> provider.openDevice("b")), 1);
         src = rig.mem(rig.pdA, BUFFER, IbvAccess.LOCAL_WRITE);
         dst = rig.mem(rig.pdB, BUFFER, IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE);
         qps = rig.connect(settings);

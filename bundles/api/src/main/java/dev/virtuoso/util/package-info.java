@@ -3,7 +3,8 @@
  * dev.virtuoso.util.TypedProperties}, the one reader of configuration and per-connection override
  * maps, {@link dev.virtuoso.util.SlotRing}, the one bounded lock-free ring of preallocated slots,
  * {@link dev.virtuoso.util.IdleShift}, the one rule that shrinks a spin before blocking, and {@link
- * dev.virtuoso.util.InvokerLease}, the one rule for when an agent's thread stands back for pollers.
+ * dev.virtuoso.util.InvokerLease} with {@link dev.virtuoso.util.DutyClaim}, the one rule for when
+ * an agent's thread stands back for pollers and the one claim on its duty cycle.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.2.0")

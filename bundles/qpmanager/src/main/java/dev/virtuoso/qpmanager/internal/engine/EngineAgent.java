@@ -16,6 +16,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import dev.virtuoso.api.VirtuosoException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
+import dev.virtuoso.util.DutyClaim;
 import dev.virtuoso.util.InvokerLease;
 
 /**
@@ -85,7 +86,7 @@ final class EngineAgent implements Agent {
     private volatile boolean stopping;
     private volatile Thread thread;
     /** 1 while some thread runs a duty cycle (the agent's or an invoking application thread). */
-    private final AtomicInteger claim = new AtomicInteger();
+    private final DutyClaim claim = new DutyClaim();
     /** When the agent's thread stands back for application threads (see the class comment). */
     private final InvokerLease lease = new InvokerLease(INVOKER_LEASE_NANOS, MIN_INVOKES_PER_LEASE);
     /** Duty cycles application threads ran (single writer at a time: the claim holder). */
@@ -95,8 +96,6 @@ final class EngineAgent implements Agent {
     /** Written by the claim holder as it releases, read by the agent's idle strategy. */
     private volatile boolean busyHint;
     private volatile long nextTimerHint = Long.MAX_VALUE;
-    /** The thread holding the claim (written only by it, under the claim). */
-    private Thread dutyThread;
     // ---- agent thread only
     private final List<ConnectionEngine> all = new ArrayList<>();
     private final List<ConnectionEngine> running = new ArrayList<>();
@@ -185,7 +184,7 @@ final class EngineAgent implements Agent {
 
     /** @return true if the calling thread is running one of this agent's duty cycles now */
     boolean inDuty() {
-        return invokeOnPoll ? dutyThread == Thread.currentThread() : thread == Thread.currentThread();
+        return invokeOnPoll ? claim.heldByCurrentThread() : thread == Thread.currentThread();
     }
 
     /** @return times this agent parked so far (each costs a wake-up by another thread to end) */
@@ -327,18 +326,13 @@ final class EngineAgent implements Agent {
     }
 
     private boolean claim() {
-        if (claim.get() != 0 || !claim.compareAndSet(0, 1)) {
-            return false;
-        }
-        dutyThread = Thread.currentThread();
-        return true;
+        return claim.claim();
     }
 
     private void release() {
         busyHint = !running.isEmpty();
         nextTimerHint = nextTimer;
-        dutyThread = null;
-        claim.set(0);
+        claim.release();
     }
 
     // ---------------------------------------------------------------- whoever holds the claim

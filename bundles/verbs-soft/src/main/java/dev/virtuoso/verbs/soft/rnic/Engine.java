@@ -7,11 +7,11 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.util.DutyClaim;
 import dev.virtuoso.util.IdleShift;
 import dev.virtuoso.util.InvokerLease;
 import dev.virtuoso.util.SlotRing;
@@ -104,10 +104,8 @@ final class Engine implements Runnable, DatagramHandler {
     private volatile Thread thread;
     // ---- invokeOnPoll: pollers run duty cycles under the claim; the engine thread stands back
     private final boolean invokeOnPoll;
-    /** 1 while some thread runs a duty cycle (the engine thread or a poller). */
-    private final AtomicInteger claim = new AtomicInteger();
-    /** The thread holding the claim (written only by it). */
-    private volatile Thread dutyThread;
+    /** Held by whichever thread runs a duty cycle (the engine thread or a poller). */
+    private final DutyClaim claim = new DutyClaim();
     /** When the engine thread stands back for pollers. */
     private final InvokerLease lease = new InvokerLease(INVOKER_LEASE_NANOS, MIN_INVOKES_PER_LEASE);
     private volatile boolean standingBack;
@@ -251,7 +249,7 @@ final class Engine implements Runnable, DatagramHandler {
 
     /** @return true if the calling thread is running a duty cycle (inside it, verbs run inline) */
     boolean inCycle() {
-        return dutyThread == Thread.currentThread();
+        return claim.heldByCurrentThread();
     }
 
     /** @return duty cycles pollers ran (statistics, tests) */
@@ -265,16 +263,11 @@ final class Engine implements Runnable, DatagramHandler {
     }
 
     private boolean claim() {
-        if (claim.get() != 0 || !claim.compareAndSet(0, 1)) {
-            return false;
-        }
-        dutyThread = Thread.currentThread();
-        return true;
+        return claim.claim();
     }
 
     private void release() {
-        dutyThread = null;
-        claim.set(0);
+        claim.release();
     }
 
     /**

@@ -10,8 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DutyClaim {
     private final AtomicInteger held = new AtomicInteger();
-    /** The holder (written only by it). */
-    private volatile Thread holder;
+    /**
+     * The holder, written only by it under the claim. Plain: a thread reads it only to ask whether
+     * it holds the claim itself, and a thread always sees its own last write (or a later one).
+     */
+    private Thread holder;
 
     /** @return true if the calling thread now holds the claim */
     public boolean claim() {

@@ -9,7 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
 import dev.virtuoso.spi.verbs.IbvContext;
@@ -31,13 +32,16 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
 
 /**
  * Once warm, moving data allocates nothing per packet: neither on the engine threads nor on the
- * thread that posts WRs and polls the CQ (measured with the JVM's per-thread allocation counter).
+ * thread that posts WRs and polls the CQ (measured with the JVM's per-thread allocation counter),
+ * also when that thread runs the devices' duty cycles itself ({@code invokeOnPoll}).
  */
 class SteadyStateAllocationTest {
     private static final int ROUND_BYTES = 4 << 20;
 
-    @Test
-    void transfersAllocateNothingPerPacket() throws Exception {
+    /** @param invokeOnPoll whether the polling thread runs the devices' duty cycles ({@code self} below) */
+    @ParameterizedTest(name = "devices run by their CQ pollers: {0}")
+    @ValueSource(booleans = {false, true})
+    void transfersAllocateNothingPerPacket(boolean invokeOnPoll) throws Exception {
         com.sun.management.ThreadMXBean mx =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         assumeTrue(mx.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
@@ -46,8 +50,8 @@ class SteadyStateAllocationTest {
             net.addHost("y", "10.9.0.2");
             net.link("x", "y", LinkSpec.UNLIMITED);
             try (SoftVerbsProvider provider = new SoftVerbsProvider(
-                    SoftRnicConfig.builder("x").fabric(net, "x").build(),
-                    SoftRnicConfig.builder("y").fabric(net, "y").build())) {
+                    SoftRnicConfig.builder("x").fabric(net, "x").invokeOnPoll(invokeOnPoll).build(),
+                    SoftRnicConfig.builder("y").fabric(net, "y").invokeOnPoll(invokeOnPoll).build())) {
                 IbvContext x = provider.openDevice("x");
                 IbvContext y = provider.openDevice("y");
                 int access = IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE | IbvAccess.REMOTE_READ;

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.virtuoso.spi.verbs.IbvAccess;
 import dev.virtuoso.spi.verbs.IbvContext;
@@ -44,15 +45,23 @@ class DoorbellWakeupStressTest {
     // far below the park timeout, far above the scheduling delays of a loaded 2-core machine
     private static final long BOUND_NANOS = 5_000_000_000L;
 
-    @Test
-    void everyPostIsTakenUpWithoutWaitingForTheParkTimeout() throws Exception {
+    /**
+     * @param invokeOnPoll whether the devices are run by their CQ pollers: then x's posters run its
+     *     cycles and transmit at their doorbells while its engine thread stands back or waits in the
+     *     wire holding the claim (y, polled by nobody, stays on its engine thread)
+     */
+    @ParameterizedTest(name = "devices run by their CQ pollers: {0}")
+    @ValueSource(booleans = {false, true})
+    void everyPostIsTakenUpWithoutWaitingForTheParkTimeout(boolean invokeOnPoll) throws Exception {
         try (FabricNetwork net = new FabricNetwork("doorbell", 3)) {
             net.addHost("x", "10.9.1.1");
             net.addHost("y", "10.9.1.2");
             net.link("x", "y", LinkSpec.UNLIMITED);
             try (SoftVerbsProvider provider = new SoftVerbsProvider(
-                    SoftRnicConfig.builder("x").fabric(net, "x").spinNanos(0).maxParkNanos(PARK_NANOS).build(),
-                    SoftRnicConfig.builder("y").fabric(net, "y").spinNanos(0).maxParkNanos(PARK_NANOS).build())) {
+                    SoftRnicConfig.builder("x").fabric(net, "x").spinNanos(0).maxParkNanos(PARK_NANOS)
+                            .invokeOnPoll(invokeOnPoll).build(),
+                    SoftRnicConfig.builder("y").fabric(net, "y").spinNanos(0).maxParkNanos(PARK_NANOS)
+                            .invokeOnPoll(invokeOnPoll).build())) {
                 IbvContext x = provider.openDevice("x");
                 IbvContext y = provider.openDevice("y");
                 IbvPd px = x.allocPd();

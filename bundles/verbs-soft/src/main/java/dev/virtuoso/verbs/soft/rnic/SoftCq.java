@@ -13,9 +13,9 @@ import dev.virtuoso.spi.verbs.VerbsException;
  * A completion queue: a preallocated single-producer single-consumer ring. The thread running the
  * device's duty cycle is the only producer ({@link #push}; the engine thread, or a poller that runs
  * the cycle itself with {@code invokeOnPoll}, one at a time under the engine's claim); the
- * application's poller is the only consumer ({@link #pollCq}). The hand-off is lock-free: entries are written, then the tail is published
- * with a release store; the poller reads the tail with an acquire load and publishes its head the
- * same way so the engine can reuse slots.
+ * application's poller is the only consumer ({@link #pollCq}). The hand-off is lock-free: entries
+ * are written, then the tail is published with a release store; the poller reads the tail with an
+ * acquire load and publishes its head the same way so the engine can reuse slots.
  *
  * <p>The entries are allocated as the CQ fills ({@link Entries}): a CQ costs memory for the most
  * completions it held at once, not for its size.

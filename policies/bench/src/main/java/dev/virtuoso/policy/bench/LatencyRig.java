@@ -49,6 +49,11 @@ final class LatencyRig implements AutoCloseable {
 
     /** @param link every fabric link's spec (rate, delay); ignored on the UDP wire */
     LatencyRig(boolean fabric, int paths, LatencyBench.Engine engine, LinkSpec link) {
+        this(fabric, paths, engine, link, softInvokeOnPoll());
+    }
+
+    /** @param softInvoke whether the soft RNICs run on their CQs' pollers, whatever {@link #softInvokeOnPoll} says */
+    LatencyRig(boolean fabric, int paths, LatencyBench.Engine engine, LinkSpec link, boolean softInvoke) {
         for (int i = 0; i < paths; i++) {
             a.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".1" : "127.0.1." + (i + 1)));
             b.add(BenchPair.ip(fabric ? "10.9." + (i + 1) + ".2" : "127.0.2." + (i + 1)));
@@ -60,13 +65,13 @@ final class LatencyRig implements AutoCloseable {
             for (int i = 0; i < paths; i++) {
                 network.link(a.get(i), b.get(i), link);
             }
-            provider = new SoftVerbsProvider(soft("a").addresses(a).fabric(network, "a").build(),
-                    soft("b").addresses(b).fabric(network, "b").build());
+            provider = new SoftVerbsProvider(soft("a", softInvoke).addresses(a).fabric(network, "a").build(),
+                    soft("b", softInvoke).addresses(b).fabric(network, "b").build());
         } else {
             network = null;
             // port 0: each device's UDP sockets take a free port (two devices on one host)
-            provider = new SoftVerbsProvider(soft("a").addresses(a).udpPort(0).build(),
-                    soft("b").addresses(b).udpPort(0).build());
+            provider = new SoftVerbsProvider(soft("a", softInvoke).addresses(a).udpPort(0).build(),
+                    soft("b", softInvoke).addresses(b).udpPort(0).build());
         }
         engines = engines(engine);
         connector = connector(provider, engines);
@@ -82,7 +87,7 @@ final class LatencyRig implements AutoCloseable {
 
     /** One end of a two-process run: device {@code name} on the UDP wire (port 4791) over {@code addresses}. */
     static LatencyRig device(String name, List<InetAddress> addresses, LatencyBench.Engine engine) {
-        return new LatencyRig(new SoftVerbsProvider(soft(name).addresses(addresses).build()),
+        return new LatencyRig(new SoftVerbsProvider(soft(name, softInvokeOnPoll()).addresses(addresses).build()),
                 addresses, engine);
     }
 
@@ -115,9 +120,9 @@ final class LatencyRig implements AutoCloseable {
                 + (softInvokeOnPoll() ? "yes" : "no");
     }
 
-    private static SoftRnicConfig.Builder soft(String name) {
+    private static SoftRnicConfig.Builder soft(String name, boolean invokeOnPoll) {
         return SoftRnicConfig.builder(name).yieldNanos(TimeUnit.MICROSECONDS.toNanos(softYieldMicros()))
-                .invokeOnPoll(softInvokeOnPoll());
+                .invokeOnPoll(invokeOnPoll);
     }
 
     private static EngineGroup engines(LatencyBench.Engine engine) {

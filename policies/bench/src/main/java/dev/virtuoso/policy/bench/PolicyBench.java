@@ -34,6 +34,11 @@ public final class PolicyBench {
             RoundsLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("latency-one-thread")) {
+            // "latency-one-thread [both|fabric|udp] [ITERATIONS]": see OneThreadLatency
+            OneThreadLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("latency")) {
             // "latency [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD] [SPIN_US,...]": see LatencyBench
             LatencyBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));

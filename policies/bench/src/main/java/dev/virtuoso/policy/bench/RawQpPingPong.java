@@ -83,21 +83,27 @@ final class RawQpPingPong {
             qp.postSend(send.wrId(2));
         }
 
+        /** Polls the CQ once, counting receives and send completions. @return completions taken */
+        int poll() throws Exception {
+            int n = cq.pollCq(wcs, wcs.length);
+            for (int i = 0; i < n; i++) {
+                if (wcs[i].status() != IbvWcStatus.SUCCESS) {
+                    throw new IllegalStateException("completion failed: " + wcs[i]);
+                }
+                if (wcs[i].opcode() == IbvWcOpcode.RECV) {
+                    recvs++;
+                } else {
+                    sends++;
+                }
+            }
+            return n;
+        }
+
         /** Spins until a receive (or a send completion, if {@code send}) is there. */
         void await(boolean send) throws Exception {
             long deadline = System.nanoTime() + TIMEOUT_NANOS;
             while ((send ? sends : recvs) == 0) {
-                int n = cq.pollCq(wcs, wcs.length);
-                for (int i = 0; i < n; i++) {
-                    if (wcs[i].status() != IbvWcStatus.SUCCESS) {
-                        throw new IllegalStateException("completion failed: " + wcs[i]);
-                    }
-                    if (wcs[i].opcode() == IbvWcOpcode.RECV) {
-                        recvs++;
-                    } else {
-                        sends++;
-                    }
-                }
+                int n = poll();
                 if (n == 0) {
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException("no completion within 10 s");

@@ -93,6 +93,8 @@ final class EngineAgent implements Agent {
     private final AtomicLong invokes = new AtomicLong();
     /** Times the agent's thread parked to stand back for application threads (agent thread only). */
     private final AtomicLong standBacks = new AtomicLong();
+    /** True while the agent's thread parks to stand back for application threads. */
+    private volatile boolean standingBack;
     /** Written by the claim holder as it releases, read by the agent's idle strategy. */
     private volatile boolean busyHint;
     private volatile long nextTimerHint = Long.MAX_VALUE;
@@ -316,6 +318,17 @@ final class EngineAgent implements Agent {
     }
 
     /**
+     * Application thread that posted a request: while the agent's thread stands back for the
+     * pollers, runs a duty cycle at once, so the request leaves in the post (as a doorbell starts a
+     * transfer) rather than at the thread's next poll. Otherwise the agent's thread takes it.
+     */
+    void invokeOnPost() {
+        if (standingBack) {
+            invoke();
+        }
+    }
+
+    /**
      * Application thread about to block (or to stop polling): the agent's thread runs the duty
      * cycles again from now on, without waiting for the lease to run out.
      */
@@ -458,7 +471,9 @@ final class EngineAgent implements Agent {
             return false;
         }
         standBacks.lazySet(standBacks.get() + 1);
+        standingBack = true;
         LockSupport.parkNanos(this, left);
+        standingBack = false;
         return true;
     }
 

@@ -194,6 +194,9 @@ public final class MpConnection implements MultipathConnection {
         Region r = own(local);
         checkRange(offset, length, r.length(), "local");
         enqueue(RequestRing.SEND, wrId, r, offset, length, 0, 0);
+        if (invoker != null) {
+            invoker.invokeOnPost(); // the SEND leaves now if the pollers run the engine
+        }
     }
 
     @Override

@@ -72,6 +72,41 @@ class EngineInvokerTest {
     }
 
     @Test
+    void aSendPostedByAPollingThreadIsTakenInThePost() throws Exception {
+        EngineGroup engines = new EngineGroup(1, WINDOW_NANOS, true);
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+            Pair p = open(f);
+            p.write(64);
+            p.server.postRecv(7, p.serverMr, 0, 4096);
+            MpCompletion[] none = new MpCompletion[0];
+            // the advertisement reaches the client; past the backoff window the agent's thread,
+            // idle, stands back for this polling thread
+            long until = System.nanoTime() + WINDOW_NANOS + TimeUnit.MILLISECONDS.toNanos(150);
+            while (System.nanoTime() - until < 0) {
+                p.client.pollCompletions(none);
+                p.server.pollCompletions(none);
+            }
+            ConnectionEngine client = ((MpConnection) p.client).engine();
+            long taken = client.decomposition().counters().messagesSubmitted()
+                    + client.reassembly().counters().sentInline();
+            long invokes = engines.invokes();
+            p.fill(p.clientBuf, 0, 64);
+            p.client.postSend(8, p.clientMr, 0, 64);
+            // no poll in between: the post ran a duty cycle, which took the SEND (as a doorbell would)
+            assertTrue(engines.invokes() > invokes, "the post ran no duty cycle");
+            assertEquals(taken + 1, client.decomposition().counters().messagesSubmitted()
+                    + client.reassembly().counters().sentInline(), "the SEND was not taken in the post");
+            MpCompletion r = spinFor(p.server);
+            Pair.assertOk(r, MpOpcode.RECV, 64);
+            Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, 64);
+            Pair.assertOk(spinFor(p.client), MpOpcode.SEND, 64);
+            assertEquals(0, engines.agentErrors());
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
     void whenTheApplicationStopsPollingTheAgentsThreadRunsTheEngine() throws Exception {
         EngineGroup engines = new EngineGroup(1, WINDOW_NANOS, true);
         // 20 ms each way: the write completes long after the application's last poll and its lease

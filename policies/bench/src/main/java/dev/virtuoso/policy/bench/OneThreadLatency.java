@@ -58,24 +58,29 @@ final class OneThreadLatency {
                 LatencyBench.loadAverage());
         out.println(HEADER);
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
-            try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), 1, new LatencyBench.Engine(250, true),
-                    LinkSpec.UNLIMITED, true)) {
-                MultipathConnection[] c = rig.connect(ConnectOptions.builder().build());
-                awaitProbed(c[0]);
-                awaitProbed(c[1]); // the connect-time probe flows would otherwise share the first rows' devices
-                for (int size : SIZES) { // a first pass for the JIT compilers, which share the cores
-                    raw(rig, size, iterations);
-                    mp(c, size, iterations);
-                }
-                for (int size : SIZES) {
-                    long[] qp = raw(rig, size, iterations);
-                    long[] mp = mp(c, size, iterations);
-                    row(out, wire, "qp", size, qp, qp);
-                    row(out, wire, "mp_send", size, mp, qp);
-                }
-            }
+            run(out, wire, iterations);
         }
         out.printf(Locale.ROOT, "# load average at the end %s%n", LatencyBench.loadAverage());
+    }
+
+    /** The rows of one wire: per size the raw QP's, then MP_SEND's. */
+    static void run(PrintStream out, String wire, int iterations) throws Exception {
+        try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), 1, new LatencyBench.Engine(250, true),
+                LinkSpec.UNLIMITED, true)) {
+            MultipathConnection[] c = rig.connect(ConnectOptions.builder().build());
+            awaitProbed(c[0]);
+            awaitProbed(c[1]); // the connect-time probe flows would otherwise share the first rows' devices
+            for (int size : SIZES) { // a first pass for the JIT compilers, which share the cores
+                raw(rig, size, iterations);
+                mp(c, size, iterations);
+            }
+            for (int size : SIZES) {
+                long[] qp = raw(rig, size, iterations);
+                long[] mp = mp(c, size, iterations);
+                row(out, wire, "qp", size, qp, qp);
+                row(out, wire, "mp_send", size, mp, qp);
+            }
+        }
     }
 
     /** Waits (at most 10 s) until every path of {@code c} has a probed capacity: its probe flows ended. */

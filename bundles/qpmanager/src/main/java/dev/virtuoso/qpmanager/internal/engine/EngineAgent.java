@@ -85,7 +85,7 @@ final class EngineAgent implements Agent {
     private volatile boolean sleeping;
     private volatile boolean stopping;
     private volatile Thread thread;
-    /** 1 while some thread runs a duty cycle (the agent's or an invoking application thread). */
+    /** Held by whichever thread runs a duty cycle (the agent's or an invoking application thread). */
     private final DutyClaim claim = new DutyClaim();
     /** When the agent's thread stands back for application threads (see the class comment). */
     private final InvokerLease lease = new InvokerLease(INVOKER_LEASE_NANOS, MIN_INVOKES_PER_LEASE);

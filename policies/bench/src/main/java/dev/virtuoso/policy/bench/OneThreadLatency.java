@@ -28,10 +28,11 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * <pre>
  * latency-one-thread [both|fabric|udp] [ITERATIONS]
  * </pre>
- * Sizes 8 B and 4 KiB; every arrival is checked to carry the next sequence number. The connection's
- * connect-time probes end first, and a whole unmeasured pass of every row warms the JIT compilers.
- * Standard output is the CSV: the round trip's p50 and p99 in microseconds after a tenth of the
- * iterations as warm-up, and the MP_SEND row's p50 against the raw QP's.
+ * Sizes 8 B and 4 KiB; every arrival, raw or multipath, is checked to carry the round's sequence
+ * number. The connection's connect-time probes end first, and a whole unmeasured pass of every row
+ * warms the JIT compilers. Standard output is the CSV: the round trip's p50 and p99 in
+ * microseconds after a tenth of the iterations as warm-up, and the MP_SEND row's p50 against the
+ * raw QP's.
  */
 final class OneThreadLatency {
     static final String HEADER = "wire,system,paths,bytes,p50_rt_us,p99_rt_us,p50_ratio_to_qp";
@@ -106,133 +107,164 @@ final class OneThreadLatency {
                 RawQpPingPong.End b = new RawQpPingPong.End(rig.provider, "b", size)) {
             a.connect(rig.b.get(0), b.ctx.udpPort(), b.qp.qpNum());
             b.connect(rig.a.get(0), a.ctx.udpPort(), a.qp.qpNum());
-            a.postRecv();
-            b.postRecv();
-            int warm = iterations / 10;
-            long[] rt = new long[iterations];
-            for (int i = 0; i < warm + iterations; i++) {
-                long t0 = System.nanoTime();
-                a.postSend();
-                long deadline = t0 + TIMEOUT_NANOS;
-                while (a.recvs == 0) {
-                    b.poll();
-                    if (b.recvs > 0) {
-                        b.recvs--;
-                        b.postRecv();
-                        b.postSend();
-                    }
-                    a.poll();
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new IOException("raw QP: no answer within 10 s");
-                    }
-                }
-                long t = System.nanoTime() - t0;
-                a.recvs--;
-                a.postRecv();
-                while (a.sends == 0 || b.sends == 0) { // both SENDs' completions, outside the timed span
-                    a.poll();
-                    b.poll();
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new IOException("raw QP: no send completion within 10 s");
-                    }
-                }
-                a.sends--;
-                b.sends--;
-                if (i >= warm) {
-                    rt[i - warm] = t;
-                }
-            }
-            return rt;
+            return pingPong("raw QP", new RawSide(a), new RawSide(b), iterations);
         }
     }
 
-    /** MP_SEND over the connection {@code c}: client c[0], server c[1]; each arrival checked. */
+    /** MP_SEND over the connection {@code c}: client c[0], server c[1]. */
     private static long[] mp(MultipathConnection[] c, int size, int iterations) throws Exception {
-        End client = new End(c[0], size);
-        End server = new End(c[1], size);
+        MpSide client = new MpSide(c[0], size);
+        MpSide server = new MpSide(c[1], size);
         try {
-            client.postRecv();
-            server.postRecv();
-            int warm = iterations / 10;
-            long[] rt = new long[iterations];
-            for (int i = 0; i < warm + iterations; i++) {
-                long t0 = System.nanoTime();
-                client.send(i);
-                long deadline = t0 + TIMEOUT_NANOS;
-                while (client.recvs == 0) {
-                    server.poll();
-                    if (server.recvs > 0) {
-                        server.recvs--;
-                        server.check(i);
-                        if (i < warm + iterations - 1) {
-                            server.postRecv(); // none left posted at the end: the region is closed then
-                        }
-                        server.send(i);
-                    }
-                    client.poll();
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new IOException("MP_SEND: no answer within 10 s");
-                    }
-                }
-                long t = System.nanoTime() - t0;
-                client.recvs--;
-                client.check(i);
-                if (i < warm + iterations - 1) {
-                    client.postRecv();
-                }
-                while (client.sends == 0 || server.sends == 0) {
-                    client.poll();
-                    server.poll();
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new IOException("MP_SEND: no send completion within 10 s");
-                    }
-                }
-                client.sends--;
-                server.sends--;
-                if (i >= warm) {
-                    rt[i - warm] = t;
-                }
-            }
-            return rt;
+            return pingPong("MP_SEND", client, server, iterations);
         } finally {
             client.close();
             server.close();
         }
     }
 
-    /** One end of the MP ping-pong: a region (send half, receive half) and its completion counts. */
-    private static final class End {
+    /**
+     * The one thread's loop: the client sends, both ends are polled in turn until the server has
+     * answered and the answer arrived (the timed span), then until both SENDs completed. Every
+     * arrival must carry the round's sequence number; no receive is left posted at the end (an MP
+     * region is closed then).
+     *
+     * @return round trips in nanoseconds, after a tenth of the iterations as warm-up
+     */
+    private static long[] pingPong(String system, Side client, Side server, int iterations) throws Exception {
+        client.postRecv();
+        server.postRecv();
+        int warm = iterations / 10;
+        int total = warm + iterations;
+        long[] rt = new long[iterations];
+        for (int i = 0; i < total; i++) {
+            long t0 = System.nanoTime();
+            client.send(i);
+            long deadline = t0 + TIMEOUT_NANOS;
+            while (client.recvs == 0) {
+                server.poll();
+                if (server.recvs > 0) {
+                    server.take(i, i < total - 1);
+                    server.send(i);
+                }
+                client.poll();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException(system + ": no answer within 10 s");
+                }
+            }
+            long t = System.nanoTime() - t0;
+            client.take(i, i < total - 1);
+            while (client.sends == 0 || server.sends == 0) { // both SENDs' completions, outside the timed span
+                client.poll();
+                server.poll();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException(system + ": no send completion within 10 s");
+                }
+            }
+            client.sends--;
+            server.sends--;
+            if (i >= warm) {
+                rt[i - warm] = t;
+            }
+        }
+        return rt;
+    }
+
+    /** One end of a ping-pong as the loop sees it: its receives and send completions so far. */
+    private abstract static class Side {
+        int recvs;
+        int sends;
+
+        /** Posts a SEND of the message carrying {@code seq}. */
+        abstract void send(long seq) throws Exception;
+
+        abstract void postRecv() throws Exception;
+
+        /** Polls once, adding to {@link #recvs} and {@link #sends}. */
+        abstract void poll() throws Exception;
+
+        /** @return the sequence number the last arrival carries */
+        abstract long arrived();
+
+        /** Takes the arrival of round {@code seq}, checks it, and posts the next receive if asked. */
+        final void take(long seq, boolean repost) throws Exception {
+            recvs--;
+            long got = arrived();
+            if (got != seq) {
+                throw new IOException("arrival " + seq + " carries sequence " + got);
+            }
+            if (repost) {
+                postRecv();
+            }
+        }
+    }
+
+    /** A raw QP end (send half and receive half of its buffer). */
+    private static final class RawSide extends Side {
+        final RawQpPingPong.End q;
+
+        RawSide(RawQpPingPong.End q) {
+            this.q = q;
+        }
+
+        @Override
+        void send(long seq) throws Exception {
+            q.buf.putLong(0, seq);
+            q.postSend();
+        }
+
+        @Override
+        void postRecv() throws Exception {
+            q.postRecv();
+        }
+
+        @Override
+        void poll() throws Exception {
+            q.poll();
+            recvs += q.recvs;
+            sends += q.sends;
+            q.recvs = 0;
+            q.sends = 0;
+        }
+
+        @Override
+        long arrived() {
+            return q.buf.getLong(q.size);
+        }
+    }
+
+    /** One end of the MP ping-pong: a region (send half, receive half). */
+    private static final class MpSide extends Side {
         final MultipathConnection c;
         final int size;
         final ByteBuffer buf;
         final MemoryRegion region;
         final MpCompletion[] comps = {new MpCompletion(), new MpCompletion(), new MpCompletion(), new MpCompletion()};
-        int recvs;
-        int sends;
 
-        End(MultipathConnection c, int size) throws Exception {
+        MpSide(MultipathConnection c, int size) throws Exception {
             this.c = c;
             this.size = size;
             buf = ByteBuffer.allocateDirect(2 * size);
             region = c.register(buf, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
         }
 
+        @Override
         void send(long seq) throws Exception {
             buf.putLong(0, seq);
             c.postSend(2, region, 0, size);
         }
 
+        @Override
         void postRecv() throws Exception {
             c.postRecv(3, region, size, size);
         }
 
-        void check(long seq) throws IOException {
-            long got = buf.getLong(size);
-            if (got != seq) {
-                throw new IOException("arrival " + seq + " carries sequence " + got);
-            }
+        @Override
+        long arrived() {
+            return buf.getLong(size);
         }
 
+        @Override
         void poll() throws IOException {
             int n = c.pollCompletions(comps);
             for (int i = 0; i < n; i++) {

@@ -42,6 +42,8 @@ final class RawQpPingPong {
         final IbvCq cq;
         final IbvQp qp;
         final IbvMr mr;
+        /** Send half, then receive half. */
+        final ByteBuffer buf;
         final int size;
         final IbvSendWr send = new IbvSendWr();
         final IbvRecvWr recv = new IbvRecvWr();
@@ -57,7 +59,8 @@ final class RawQpPingPong {
             cq = ctx.createCq(256, null);
             qp = pd.createQp(new IbvQpInitAttr().sendCq(cq).recvCq(cq).maxSendWr(16).maxRecvWr(16).maxSendSge(1)
                     .maxRecvSge(1));
-            mr = pd.regMr(ByteBuffer.allocateDirect(2 * size), ACCESS);
+            buf = ByteBuffer.allocateDirect(2 * size);
+            mr = pd.regMr(buf, ACCESS);
             send.opcode(IbvWrOpcode.SEND).sendFlags(IbvSendFlags.SIGNALED).numSge(1);
             send.sge(0).set(mr.address(), size, mr.lkey());
             recv.numSge(1);

@@ -146,11 +146,11 @@ final class Engine implements Runnable, DatagramHandler {
                 } else if (standBack()) {
                     idleSince = 0;
                     continue;
-                } else if (claim()) {
+                } else if (claim.claim()) {
                     try {
                         work = cycle();
                     } finally {
-                        release();
+                        claim.release();
                     }
                 } else {
                     work = 0; // a poller runs a cycle: idle here (spin, yield, then try to park)
@@ -215,7 +215,7 @@ final class Engine implements Runnable, DatagramHandler {
             return 0;
         }
         lease.renew(System.nanoTime());
-        if (!claim()) {
+        if (!claim.claim()) {
             deniedPolls.incrementAndGet();
             if (parked) {
                 wire.wakeup(); // the engine thread waits in the wire holding the claim: to stand back
@@ -225,18 +225,11 @@ final class Engine implements Runnable, DatagramHandler {
         try {
             invokes.lazySet(invokes.get() + 1);
             return cycle();
-        } catch (IOException e) {
-            if (running) {
-                LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": wire failed", e);
-                stop();
-            }
-            return 0;
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": engine failed", e);
-            stop();
+        } catch (IOException | RuntimeException e) {
+            failedInPoller(e);
             return 0;
         } finally {
-            release();
+            claim.release();
         }
     }
 
@@ -260,14 +253,6 @@ final class Engine implements Runnable, DatagramHandler {
     /** @return times the engine thread stood back for pollers (statistics, tests) */
     long standBacks() {
         return standBacks.get();
-    }
-
-    private boolean claim() {
-        return claim.claim();
-    }
-
-    private void release() {
-        claim.release();
     }
 
     /**
@@ -410,7 +395,7 @@ final class Engine implements Runnable, DatagramHandler {
      * wakes it ({@link #invoke}) and runs the cycles once it stood back.
      */
     private void park() throws IOException {
-        if (invokeOnPoll && !claim()) {
+        if (invokeOnPoll && !claim.claim()) {
             return; // a poller runs a cycle now
         }
         try {
@@ -437,7 +422,7 @@ final class Engine implements Runnable, DatagramHandler {
             }
         } finally {
             if (invokeOnPoll) {
-                release();
+                claim.release();
             }
         }
     }
@@ -511,7 +496,7 @@ final class Engine implements Runnable, DatagramHandler {
      * cycle (its own service does).
      */
     private void transmitPosted() {
-        if (!running || !claim()) {
+        if (!running || !claim.claim()) {
             return;
         }
         try {
@@ -520,11 +505,23 @@ final class Engine implements Runnable, DatagramHandler {
             txBlocked = false;
             serviceActive();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name() + ": engine failed", e);
-            stop();
+            failedInPoller(e);
         } finally {
-            release();
+            claim.release();
         }
+    }
+
+    /**
+     * A poller's or poster's part of a cycle failed: stops the device as the engine thread's loop
+     * would (a wire that fails while the device stops is not logged).
+     */
+    private void failedInPoller(Exception e) {
+        if (e instanceof IOException && !running) {
+            return;
+        }
+        LOG.log(System.Logger.Level.ERROR, "soft RNIC " + rnic.name()
+                + (e instanceof IOException ? ": wire failed" : ": engine failed"), e);
+        stop();
     }
 
     /** Any thread: queues a control command. */

@@ -243,6 +243,16 @@ class InvokeOnPollTest {
             QpPair p = u.connect(new QpSettings());
             Mem src = u.mem(u.pdA, 64, ALL);
             Mem dst = u.mem(u.pdB, 64, ALL);
+            // poll (not yet interrupted) until A's engine thread stands back: from then on this
+            // thread's polls run A's cycles, with their socket I/O, rather than being denied
+            SoftRnic ua = ((SoftContext) u.a).rnic;
+            IbvWc[] wcs = {new IbvWc()};
+            long end = System.nanoTime() + WAIT_NANOS;
+            while (ua.standBacks() == 0) {
+                assertEquals(0, u.cqA.pollCq(wcs, 1));
+                assertTrue(System.nanoTime() - end < 0, "A's engine thread never stood back for the poller");
+            }
+            long invokes = ua.invokes();
             for (int i = 0; i < 20; i++) {
                 p.b().postRecv(Rig.recv(i, dst, 0, 64));
                 src.buf().putInt(0, i);
@@ -259,7 +269,7 @@ class InvokeOnPollTest {
                     Thread.interrupted();
                 }
             }
-            assertTrue(((SoftContext) u.a).rnic.invokes() > 0, "the interrupted poller ran no duty cycle");
+            assertTrue(ua.invokes() > invokes, "the interrupted poller ran no duty cycle");
         }
     }
 

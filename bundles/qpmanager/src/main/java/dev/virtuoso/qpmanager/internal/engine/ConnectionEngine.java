@@ -449,11 +449,18 @@ final class ConnectionEngine {
      * @return work done (0 when idle)
      */
     int duty() {
+        return duty(System.nanoTime());
+    }
+
+    /**
+     * {@link #duty()} at {@code now}: the agent reads the clock once per cycle for all its
+     * connections (a clock read is a noticeable part of an idle poll).
+     */
+    int duty(long now) {
         if (ended) {
             return 0;
         }
         try {
-            long now = System.nanoTime();
             decomposition.tick(now);
             int work = monitor.tick(now);
             work += runCommands();
@@ -486,6 +493,33 @@ final class ConnectionEngine {
             if (!ended) {
                 teardown(ConnectionState.FAILED, fatal, true);
             }
+            return 1;
+        }
+    }
+
+    /**
+     * A posting cycle (whoever holds the claim, right after an application thread posted): takes the
+     * application's requests and starts what they allow, without the rest of a duty cycle. In
+     * particular it does not poll the CQ, which on a device run by its pollers is a device cycle (a
+     * system call on the UDP wire): a raw QP's post does not poll either. The next duty cycle does
+     * the rest; a failure here is left for it to end the connection with.
+     *
+     * @return work done
+     */
+    int post() {
+        if (ended || fatal != null) {
+            return 0;
+        }
+        try {
+            int requests = takeRequests();
+            if (requests == 0) {
+                return 0;
+            }
+            dataWork = true;
+            return requests + startNotices() + startSends() + decomposition.schedule();
+        } catch (RuntimeException e) {
+            fatal = "engine failure: " + e;
+            LOG.log(System.Logger.Level.ERROR, "connection " + conn.id() + ": engine failure", e);
             return 1;
         }
     }

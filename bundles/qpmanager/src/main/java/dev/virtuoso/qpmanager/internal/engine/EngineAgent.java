@@ -91,7 +91,7 @@ final class EngineAgent implements Agent {
     private final InvokerLease lease = new InvokerLease(INVOKER_LEASE_NANOS, MIN_INVOKES_PER_LEASE);
     /** Duty cycles application threads ran (single writer at a time: the claim holder). */
     private final AtomicLong invokes = new AtomicLong();
-    /** Times the agent's thread parked to stand back for application threads (agent thread only). */
+    /** Times the agent's thread stood back for application threads (agent thread only). */
     private final AtomicLong standBacks = new AtomicLong();
     /** True while the agent's thread parks to stand back for application threads. */
     private volatile boolean standingBack;
@@ -318,13 +318,26 @@ final class EngineAgent implements Agent {
     }
 
     /**
-     * Application thread that posted a request: while the agent's thread stands back for the
-     * pollers, runs a duty cycle at once, so the request leaves in the post (as a doorbell starts a
-     * transfer) rather than at the thread's next poll. Otherwise the agent's thread takes it.
+     * Application thread that posted a request to {@code e}: while the agent's thread stands back
+     * for the pollers, runs {@code e}'s posting cycle at once, so the request leaves in the post (as
+     * a doorbell starts a transfer) rather than at the thread's next poll. Otherwise the agent's
+     * thread takes it.
      */
-    void invokeOnPost() {
-        if (standingBack) {
-            invoke();
+    void invokeOnPost(ConnectionEngine e) {
+        if (!standingBack || stopping) {
+            return;
+        }
+        lease.renew(System.nanoTime());
+        if (!claim()) {
+            return; // the thread running a duty cycle takes the request
+        }
+        try {
+            invokes.lazySet(invokes.get() + 1);
+            e.post();
+        } catch (Throwable t) {
+            errorHandler.onError(t);
+        } finally {
+            release();
         }
     }
 
@@ -343,8 +356,14 @@ final class EngineAgent implements Agent {
     }
 
     private void release() {
-        busyHint = !running.isEmpty();
-        nextTimerHint = nextTimer;
+        // volatile writes only when a hint changes: each costs a full fence, on every poll
+        boolean busy = !running.isEmpty();
+        if (busyHint != busy) {
+            busyHint = busy;
+        }
+        if (nextTimerHint != nextTimer) {
+            nextTimerHint = nextTimer;
+        }
         claim.release();
     }
 
@@ -360,7 +379,7 @@ final class EngineAgent implements Agent {
         }
         for (int i = running.size() - 1; i >= 0; i--) {
             ConnectionEngine e = running.get(i);
-            int w = e.duty();
+            int w = e.duty(now);
             if (e.ended()) {
                 removeAt(running, i).running = false;
                 all.remove(e);
@@ -472,7 +491,11 @@ final class EngineAgent implements Agent {
         }
         standBacks.lazySet(standBacks.get() + 1);
         standingBack = true;
-        LockSupport.parkNanos(this, left);
+        // parks again while the lease runs rather than returning to a duty cycle between terms:
+        // that cycle would take the claim from the pollers and their state across the cores
+        do {
+            LockSupport.parkNanos(this, left);
+        } while (!stopping && (left = lease.standBackNanos(System.nanoTime(), invokes.get())) > 0);
         standingBack = false;
         return true;
     }

@@ -195,7 +195,7 @@ public final class MpConnection implements MultipathConnection {
         checkRange(offset, length, r.length(), "local");
         enqueue(RequestRing.SEND, wrId, r, offset, length, 0, 0);
         if (invoker != null) {
-            invoker.invokeOnPost(); // the SEND leaves now if the pollers run the engine
+            invoker.invokeOnPost(engine); // the SEND leaves now if the pollers run the engine
         }
     }
 

@@ -237,6 +237,37 @@ class ConnectionEngineTest {
     }
 
     @Test
+    void aPostingCycleStartsTheRequestsWithoutPollingTheCq() throws Exception {
+        MemoryRegion r = rig.region(4096);
+        rig.reserve.add(new Object[] {Reassembly.SMALL, 3L, 0x99, 0x5000L, 0x66, true});
+        rig.cqe(WrIdTags.CHUNK | 1);
+        rig.polls = 0;
+        rig.conn.postSend(5, r, 0, 40);
+        assertEquals(2, e.post(), "taken and started");
+        assertSpec(rig.submitted.get(0), 5, MpOpcode.SEND, IbvWrOpcode.RDMA_WRITE_WITH_IMM, EngineRig.MR_ADDR, 40,
+                0x5000L, 0x66, 3L << 2 | ConnectionEngine.SEND_SMALL);
+        assertEquals(0, rig.polls, "the CQ was not polled");
+        assertEquals(List.of(), rig.chunkCompletions);
+        assertTrue(e.takeDataWork(), "a request is data-path work");
+        assertEquals(0, e.post(), "no request left");
+        assertEquals(1, e.duty(), "the duty cycle polls");
+        assertEquals(List.of(WrIdTags.CHUNK | 1), rig.chunkCompletions);
+    }
+
+    @Test
+    void aPostingCycleLeavesAFailureToTheDutyCycle() throws Exception {
+        MemoryRegion r = rig.region(4096);
+        rig.conn.postWrite(1, r, 0, 10, REMOTE, 0);
+        rig.scheduleFails = new IllegalStateException("scripted");
+        assertEquals(1, e.post(), "failed");
+        assertFalse(e.ended(), "not ended in the poster's thread");
+        assertEquals(0, e.post(), "a failed engine posts nothing more");
+        e.duty();
+        assertEnded(ConnectionState.FAILED, "engine failure: java.lang.IllegalStateException: scripted");
+        assertEquals(0, e.post(), "an ended engine posts nothing");
+    }
+
+    @Test
     void aLargeSendIsWrittenIntoThePeersBuffer() throws Exception {
         MemoryRegion r = rig.region(4096);
         rig.reserve.add(new Object[] {Reassembly.LARGE, 4L, 0, 0x8000L, 0x67, true});

@@ -269,6 +269,36 @@ class EngineInvokerTest {
     }
 
     @Test
+    void theAgentStandsBackUntilThePollingEndsNotJustForALeaseTerm() throws Exception {
+        EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
+            throw new AssertionError(t);
+        });
+        AtomicBoolean done = new AtomicBoolean();
+        Thread poller = new Thread(() -> {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40); // 40 lease terms
+            while (System.nanoTime() - end < 0) {
+                agent.invoke();
+            }
+            done.set(true);
+        }, "test-poller");
+        poller.start();
+        // this thread plays the agent's: between two stand-backs it would run a duty cycle, taking
+        // the claim from the poller; a stand-back lasts while the polls go on
+        int returns = 0;
+        while (!done.get()) {
+            if (agent.standBack()) {
+                returns++;
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        poller.join(10_000);
+        assertTrue(returns >= 1, "the agent's thread never stood back");
+        // one stand-back, and one more per lease the poller let lapse (a preempted test thread)
+        assertTrue(returns <= 5, "the agent's thread came back " + returns + " times in 40 lease terms of polling");
+    }
+
+    @Test
     void aThreadThatInvokesNowAndThenDoesNotMakeTheAgentStandBack() {
         EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
             throw new AssertionError(t);

@@ -15,6 +15,8 @@ public final class DutyClaim {
      * it holds the claim itself, and a thread always sees its own last write (or a later one).
      */
     private Thread holder;
+    /** A thread that found the claim held left work for the holder ({@link #defer}). */
+    private volatile boolean deferred;
 
     /** @return true if the calling thread now holds the claim */
     public boolean claim() {
@@ -29,6 +31,35 @@ public final class DutyClaim {
     public void release() {
         holder = null;
         held.set(0);
+    }
+
+    /**
+     * After a failed {@link #claim}: leaves work for the holder, which may already be past the point
+     * of its duty cycle where it would have found it (a request posted, a doorbell rung); the holder
+     * takes it after its release ({@link #claimDeferred}). Tries the claim once more, as the holder
+     * may have released meanwhile.
+     *
+     * @return true if the calling thread now holds the claim: it then runs all deferred work itself
+     */
+    public boolean defer() {
+        deferred = true;
+        return claimDeferred();
+    }
+
+    /**
+     * Holder, right after {@link #release}: takes the claim back if work was deferred meanwhile
+     * (and clears the request). Call it in a loop, running the deferred work and releasing each
+     * time it returns true. The flag is written before the deferring thread's claim and read after
+     * the holder's release, so one of the two sees the other: no deferred work is left behind.
+     *
+     * @return true if the calling thread now holds the claim to run deferred work
+     */
+    public boolean claimDeferred() {
+        if (!deferred || !claim()) {
+            return false;
+        }
+        deferred = false;
+        return true;
     }
 
     /** @return true if the calling thread holds the claim */

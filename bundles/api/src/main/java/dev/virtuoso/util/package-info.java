@@ -7,5 +7,5 @@
  * an agent's thread stands back for pollers and the one claim on its duty cycle.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package dev.virtuoso.util;

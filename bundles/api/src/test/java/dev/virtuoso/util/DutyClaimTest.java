@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
-/** {@link DutyClaim}: one holder at a time, not reentrant, and what a holder wrote the next one sees. */
+/**
+ * {@link DutyClaim}: one holder at a time, not reentrant, what a holder wrote the next one sees, and
+ * work deferred to a holder is taken by it after its release.
+ */
 class DutyClaimTest {
     @Test
     void oneHolderAtATimeAndANestedClaimFails() throws Exception {
@@ -62,5 +65,25 @@ class DutyClaimTest {
         }
         assertEquals(0, overlaps.get());
         assertEquals(4L * 20_000, plain[0], "an increment made under the claim was lost");
+    }
+
+    @Test
+    void workDeferredToTheHolderIsTakenAfterItsRelease() throws Exception {
+        DutyClaim claim = new DutyClaim();
+        assertFalse(claim.claimDeferred(), "nothing deferred");
+        assertTrue(claim.claim());
+        boolean[] other = new boolean[1];
+        Thread t = new Thread(() -> other[0] = claim.defer(), "duty-claim-test-defer");
+        t.start();
+        t.join(10_000);
+        assertFalse(other[0], "the claim is held: the deferring thread does not get it");
+        claim.release();
+        assertTrue(claim.claimDeferred(), "the holder takes the claim back for the deferred work");
+        assertTrue(claim.heldByCurrentThread());
+        claim.release();
+        assertFalse(claim.claimDeferred(), "taken once");
+        assertTrue(claim.defer(), "a free claim: the deferring thread takes it itself");
+        claim.release();
+        assertFalse(claim.claimDeferred(), "and with it the deferred work");
     }
 }

@@ -184,6 +184,11 @@ final class EngineAgent implements Agent {
         return standBacks.get();
     }
 
+    /** @return true while the agent's thread stands back for application threads (tests) */
+    boolean standingBack() {
+        return standingBack;
+    }
+
     /** @return true if the calling thread is running one of this agent's duty cycles now */
     boolean inDuty() {
         return invokeOnPoll ? claim.heldByCurrentThread() : thread == Thread.currentThread();
@@ -328,15 +333,19 @@ final class EngineAgent implements Agent {
             return;
         }
         lease.renew(System.nanoTime());
-        if (!claim()) {
-            return; // the thread running a duty cycle takes the request
-        }
-        try {
-            invokes.lazySet(invokes.get() + 1);
-            e.post();
-        } catch (Throwable t) {
-            errorHandler.onError(t);
-        } finally {
+        if (claim()) {
+            try {
+                invokes.lazySet(invokes.get() + 1);
+                e.post();
+            } catch (Throwable t) {
+                errorHandler.onError(t);
+            } finally {
+                release();
+            }
+        } else if (claim.defer()) {
+            // the holder of a moment ago may have been past taking requests, and may not poll again
+            // soon: the request is deferred to whoever holds the claim next; here, this thread
+            postDeferred();
             release();
         }
     }
@@ -355,7 +364,22 @@ final class EngineAgent implements Agent {
         return claim.claim();
     }
 
+    /**
+     * Releases the claim; then, while posts found it held meanwhile ({@link DutyClaim#defer}),
+     * takes it back and runs their posting cycles, so a request posted during the last cycle of a
+     * thread that stops polling does not wait for the agent's thread (up to a lease).
+     */
     private void release() {
+        publishHints();
+        claim.release();
+        while (claim.claimDeferred()) {
+            postDeferred();
+            publishHints();
+            claim.release();
+        }
+    }
+
+    private void publishHints() {
         // volatile writes only when a hint changes: each costs a full fence, on every poll
         boolean busy = !running.isEmpty();
         if (busyHint != busy) {
@@ -364,7 +388,18 @@ final class EngineAgent implements Agent {
         if (nextTimerHint != nextTimer) {
             nextTimerHint = nextTimer;
         }
-        claim.release();
+    }
+
+    /** Claim holder: the posting cycles of every connection, for posts that found the claim held. */
+    private void postDeferred() {
+        try {
+            intake();
+            for (int i = running.size() - 1; i >= 0; i--) {
+                running.get(i).post();
+            }
+        } catch (Throwable t) {
+            errorHandler.onError(t);
+        }
     }
 
     // ---------------------------------------------------------------- whoever holds the claim

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -252,6 +255,77 @@ class ConnectionEngineTest {
         assertEquals(0, e.post(), "no request left");
         assertEquals(1, e.duty(), "the duty cycle polls");
         assertEquals(List.of(WrIdTags.CHUNK | 1), rig.chunkCompletions);
+    }
+
+    @Test
+    void aSendPostedDuringAnotherThreadsCycleIsTakenWhenThatCycleEnds() throws Exception {
+        EngineAgent agent = rig.agent;
+        e.start();
+        AtomicBoolean over = new AtomicBoolean();
+        // a helper plays the agent's thread: it stands back while this thread polls
+        Thread agentThread = new Thread(() -> {
+            while (!over.get()) {
+                if (!agent.standBack()) {
+                    Thread.onSpinWait();
+                }
+            }
+        }, "engine-test-agent");
+        agentThread.start();
+        MemoryRegion r = rig.region(4096);
+        try {
+            // the scenario needs the helper standing back when the SEND is posted (a 2-core machine
+            // may hold this thread up past the lease): tried until it was
+            for (int attempt = 0; attempt < 20; attempt++) {
+                long wrId = 100 + attempt;
+                rig.reserve.add(new Object[] {Reassembly.SMALL, 3L + attempt, 0x99, 0x5000L, 0x66, true});
+                CountDownLatch go = new CountDownLatch(1);
+                CountDownLatch posted = new CountDownLatch(1);
+                boolean[] standingBack = new boolean[1];
+                Throwable[] failed = new Throwable[1];
+                Thread poster = new Thread(() -> {
+                    try {
+                        go.await();
+                        standingBack[0] = agent.standingBack();
+                        rig.conn.postSend(wrId, r, 0, 40);
+                    } catch (Throwable t) {
+                        failed[0] = t;
+                    } finally {
+                        posted.countDown();
+                    }
+                }, "engine-test-poster");
+                poster.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!agent.standingBack()) {
+                    agent.invoke();
+                    assertTrue(System.nanoTime() - deadline < 0, "the agent's thread never stood back");
+                }
+                // inside this thread's cycle, past its taking of the requests, the other thread posts
+                rig.onPoll = () -> {
+                    go.countDown();
+                    try {
+                        assertTrue(posted.await(10, TimeUnit.SECONDS));
+                    } catch (InterruptedException x) {
+                        throw new AssertionError(x);
+                    }
+                };
+                e.wake(); // gone quiet meanwhile (no backoff window in the rig): the next cycle runs it
+                int before = rig.submitted.size();
+                agent.invoke();
+                poster.join(10_000);
+                assertEquals(null, rig.onPoll, "the cycle did not poll the CQ");
+                assertEquals(null, failed[0]);
+                if (!standingBack[0]) {
+                    continue; // the agent's thread (a helper that runs nothing) had the request
+                }
+                assertEquals(before + 1, rig.submitted.size(), "the SEND was not taken when the cycle ended");
+                assertEquals(wrId, rig.submitted.get(before).wrId());
+                return;
+            }
+            throw new AssertionError("the agent's thread was never standing back at the post");
+        } finally {
+            over.set(true);
+            agentThread.join(10_000);
+        }
     }
 
     @Test

@@ -150,7 +150,7 @@ final class Engine implements Runnable, DatagramHandler {
                     try {
                         work = cycle();
                     } finally {
-                        claim.release();
+                        releaseClaim();
                     }
                 } else {
                     work = 0; // a poller runs a cycle: idle here (spin, yield, then try to park)
@@ -229,7 +229,7 @@ final class Engine implements Runnable, DatagramHandler {
             failedInPoller(e);
             return 0;
         } finally {
-            claim.release();
+            releaseClaim();
         }
     }
 
@@ -422,7 +422,7 @@ final class Engine implements Runnable, DatagramHandler {
             }
         } finally {
             if (invokeOnPoll) {
-                claim.release();
+                releaseClaim();
             }
         }
     }
@@ -492,13 +492,23 @@ final class Engine implements Runnable, DatagramHandler {
     /**
      * Poster, while pollers run the cycles: sends what the doorbells announced now, in the
      * posting thread, as a hardware doorbell starts the transfer, instead of at the next poll.
-     * Does nothing if another thread runs a cycle (that one takes the doorbell) or from inside a
-     * cycle (its own service does).
+     * If another thread runs a cycle, that one may be past taking the doorbells and its thread may
+     * not poll again soon: the transmit is deferred to it, and it runs it after its release. From
+     * inside a cycle nothing (its own service does it).
      */
     private void transmitPosted() {
-        if (!running || !claim.claim()) {
+        if (!running || !(claim.claim() || claim.defer())) {
             return;
         }
+        try {
+            transmitDoorbells();
+        } finally {
+            releaseClaim();
+        }
+    }
+
+    /** Claim holder: sends what the doorbells announced. */
+    private void transmitDoorbells() {
         try {
             takeDoorbells();
             now = System.nanoTime();
@@ -506,8 +516,18 @@ final class Engine implements Runnable, DatagramHandler {
             serviceActive();
         } catch (RuntimeException e) {
             failedInPoller(e);
-        } finally {
-            claim.release();
+        }
+    }
+
+    /** Releases the claim; then, while posters deferred transmits to this holder, runs them. */
+    private void releaseClaim() {
+        claim.release();
+        while (running && claim.claimDeferred()) {
+            try {
+                transmitDoorbells();
+            } finally {
+                claim.release();
+            }
         }
     }
 

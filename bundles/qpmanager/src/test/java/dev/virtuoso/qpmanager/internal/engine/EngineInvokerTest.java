@@ -242,15 +242,23 @@ class EngineInvokerTest {
             throw new AssertionError(t);
         });
         assertFalse(agent.standBack(), "nobody invoked yet");
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3);
-        while (System.nanoTime() - end < 0) {
+        // 3 ms of polling, and more while a loaded machine kept this thread from polling much
+        long start = System.nanoTime();
+        long end = start + TimeUnit.MILLISECONDS.toNanos(3);
+        while (System.nanoTime() - end < 0 || agent.invokes() <= 3 * EngineAgent.MIN_INVOKES_PER_LEASE) {
             assertEquals(0, agent.invoke(), "nothing to run");
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "counted: " + agent.invokes());
         }
         assertTrue(agent.invokes() > 3 * EngineAgent.MIN_INVOKES_PER_LEASE, "counted: " + agent.invokes());
-        // a fresh lease: the test thread may be preempted past a lease between two lines (2-core VMs)
+        // a fresh lease: the test thread may be preempted past a lease between two lines (2-core VMs),
+        // or have polled too slowly over the last term (cold code on a loaded machine): another term
+        // of polling each time
         boolean stood = false;
         for (int i = 0; i < 100 && !stood; i++) {
-            agent.invoke();
+            long term = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+            while (System.nanoTime() - term < 0) {
+                agent.invoke();
+            }
             stood = agent.standBack();
         }
         assertTrue(stood, "an application thread keeps invoking within the lease");
@@ -274,8 +282,13 @@ class EngineInvokerTest {
             throw new AssertionError(t);
         });
         AtomicBoolean done = new AtomicBoolean();
+        AtomicBoolean stoodBack = new AtomicBoolean();
         Thread poller = new Thread(() -> {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40); // 40 lease terms
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!stoodBack.get() && System.nanoTime() - deadline < 0) {
+                agent.invoke();
+            }
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40); // 40 lease terms more
             while (System.nanoTime() - end < 0) {
                 agent.invoke();
             }
@@ -287,6 +300,7 @@ class EngineInvokerTest {
         int returns = 0;
         while (!done.get()) {
             if (agent.standBack()) {
+                stoodBack.set(true);
                 returns++;
             } else {
                 Thread.onSpinWait();
@@ -294,8 +308,9 @@ class EngineInvokerTest {
         }
         poller.join(10_000);
         assertTrue(returns >= 1, "the agent's thread never stood back");
-        // one stand-back, and one more per lease the poller let lapse (a preempted test thread)
-        assertTrue(returns <= 5, "the agent's thread came back " + returns + " times in 40 lease terms of polling");
+        // one stand-back, and one more per lease the poller let lapse (a preempted thread): without
+        // the stand-back lasting it comes back once or twice a term
+        assertTrue(returns <= 10, "the agent's thread came back " + returns + " times in 40 lease terms of polling");
     }
 
     @Test

@@ -250,6 +250,11 @@ final class Engine implements Runnable, DatagramHandler {
         return invokes.get();
     }
 
+    /** @return true while the engine thread stands back for pollers (tests) */
+    boolean standingBack() {
+        return standingBack;
+    }
+
     /** @return times the engine thread stood back for pollers (statistics, tests) */
     long standBacks() {
         return standBacks.get();

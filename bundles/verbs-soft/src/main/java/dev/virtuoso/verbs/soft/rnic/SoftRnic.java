@@ -252,6 +252,12 @@ public final class SoftRnic implements AutoCloseable {
         return e == null ? 0 : e.standBacks();
     }
 
+    /** @return true while the engine thread stands back for CQ pollers (tests) */
+    boolean standingBack() {
+        Engine e = engine;
+        return e != null && e.standingBack();
+    }
+
     /** A poller is about to block on a CQ event: the engine thread takes the duty cycles back. */
     void handBack() {
         Engine e = engine;

@@ -20,12 +20,17 @@ final class ScriptedFabric implements AutoCloseable {
     private volatile ScriptedWire wireB;
 
     ScriptedFabric(String networkName, long networkSeed, long rigSeed) throws Exception {
+        this(networkName, networkSeed, rigSeed, false);
+    }
+
+    /** @param invokeOnPollA whether device a runs its duty cycles on its CQs' pollers */
+    ScriptedFabric(String networkName, long networkSeed, long rigSeed, boolean invokeOnPollA) throws Exception {
         network = new FabricNetwork(networkName, networkSeed);
         network.addHost("a", "10.0.0.1");
         network.addHost("b", "10.0.0.2");
         FabricLink link = network.link("a", "b", LinkSpec.UNLIMITED);
         provider = new SoftVerbsProvider(
-                SoftRnicConfig.builder("a").addressLiterals("10.0.0.1")
+                SoftRnicConfig.builder("a").addressLiterals("10.0.0.1").invokeOnPoll(invokeOnPollA)
                         .wire(name -> wireA = new ScriptedWire(network.wire("a"))).build(),
                 SoftRnicConfig.builder("b").addressLiterals("10.0.0.2")
                         .wire(name -> wireB = new ScriptedWire(network.wire("b"))).build());
@@ -36,6 +41,11 @@ final class ScriptedFabric implements AutoCloseable {
             network.close();
             throw e;
         }
+    }
+
+    /** @return device a */
+    SoftRnic deviceA() {
+        return provider.device("a");
     }
 
     /** @return A's wire (created when the rig opened device a) */

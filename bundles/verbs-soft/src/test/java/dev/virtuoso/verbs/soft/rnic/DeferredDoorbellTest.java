@@ -1,0 +1,102 @@
+package dev.virtuoso.verbs.soft.rnic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.virtuoso.spi.verbs.IbvAccess;
+import dev.virtuoso.spi.verbs.IbvQp;
+import dev.virtuoso.spi.verbs.IbvWc;
+import dev.virtuoso.spi.verbs.IbvWrOpcode;
+import dev.virtuoso.spi.verbs.VerbsCounter;
+import dev.virtuoso.spi.verbs.VerbsException;
+import dev.virtuoso.verbs.conformance.Mem;
+import dev.virtuoso.verbs.conformance.QpPair;
+import dev.virtuoso.verbs.conformance.QpSettings;
+import dev.virtuoso.verbs.conformance.Rig;
+
+/**
+ * A device run by its CQ pollers ({@code invokeOnPoll}): a WR posted while another thread runs a
+ * cycle of the device, past its taking of the doorbells, leaves when that cycle ends (the doorbell's
+ * transmit is deferred to the claim's holder), not when the engine thread next runs, up to a lease
+ * later.
+ */
+class DeferredDoorbellTest {
+    private static final int ALL = IbvAccess.LOCAL_WRITE | IbvAccess.REMOTE_WRITE | IbvAccess.REMOTE_READ;
+
+    private ScriptedFabric fabric;
+
+    @AfterEach
+    void tearDown() {
+        if (fabric != null) {
+            fabric.close();
+        }
+    }
+
+    @Test
+    void aWrPostedDuringAnotherThreadsCycleLeavesWhenThatCycleEnds() throws Exception {
+        fabric = new ScriptedFabric("deferred-doorbell", 11, 5, true);
+        Rig rig = fabric.rig;
+        ScriptedWire wireA = fabric.wireA();
+        SoftRnic a = fabric.deviceA();
+        QpPair first = rig.connect(new QpSettings());
+        QpPair second = rig.connect(new QpSettings());
+        Mem src = rig.mem(rig.pdA, 64, ALL);
+        Mem dst = rig.mem(rig.pdB, 128, ALL);
+        IbvWc[] wcs = {new IbvWc(), new IbvWc(), new IbvWc(), new IbvWc()};
+        // the scenario needs the engine thread standing back when the second WR is posted (a
+        // 2-core machine may hold this thread up past the lease): tried until it was
+        for (int attempt = 0; attempt < 20; attempt++) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!a.standingBack()) { // this thread polls A's CQ, running its cycles
+                rig.cqA.pollCq(wcs, wcs.length);
+                assertTrue(System.nanoTime() - deadline < 0, "the engine thread never stood back");
+            }
+            boolean[] standingBack = new boolean[1];
+            Throwable[] failed = new Throwable[1];
+            // the first WR's transmit runs in this thread under the device's claim; right after its
+            // packet, past the doorbells, another thread posts on the second QP
+            wireA.afterSend(() -> {
+                Thread poster = new Thread(() -> {
+                    try {
+                        standingBack[0] = a.standingBack();
+                        second.a().postSend(Rig.wr(2, IbvWrOpcode.RDMA_WRITE, src, 0, 64, dst, 64));
+                    } catch (Throwable t) {
+                        failed[0] = t;
+                    }
+                }, "deferred-doorbell-poster");
+                poster.start();
+                // polling meanwhile keeps the pollers' lease (the polls are denied: this thread holds
+                // the claim), so the engine thread stays standing back however slowly the poster starts
+                IbvWc[] more = {new IbvWc(), new IbvWc(), new IbvWc(), new IbvWc()};
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (poster.isAlive() && System.nanoTime() - end < 0) {
+                    try {
+                        rig.cqA.pollCq(more, more.length);
+                    } catch (VerbsException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            });
+            first.a().postSend(Rig.wr(1, IbvWrOpcode.RDMA_WRITE, src, 0, 64, dst, 0));
+            long sent = sent(second.a());
+            assertNull(failed[0]);
+            if (!standingBack[0]) {
+                continue; // the engine thread ran the cycles then: it takes the doorbell itself
+            }
+            // one packet per second WR, this attempt's included (earlier ones have long left)
+            assertEquals(attempt + 1, sent, "the second WR did not leave when the first one's cycle ended");
+            return;
+        }
+        throw new AssertionError("the engine thread was never standing back at the second post");
+    }
+
+    private static long sent(IbvQp qp) {
+        return qp.counters().get(VerbsCounter.TX_PACKETS);
+    }
+}

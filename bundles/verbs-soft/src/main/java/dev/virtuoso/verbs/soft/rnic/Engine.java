@@ -194,11 +194,15 @@ final class Engine implements Runnable, DatagramHandler {
         for (WirePort p : ports) {
             work += receive(p) + pendingCommands();
         }
-        work += takeDoorbells();
+        return work + serveDoorbells();
+    }
+
+    /** Claim holder: takes the doorbells and serves the active QPs (the end of a cycle). */
+    private int serveDoorbells() {
+        int work = takeDoorbells();
         now = System.nanoTime();
         txBlocked = false;
-        work += serviceActive();
-        return work;
+        return work + serviceActive();
     }
 
     // ---------------------------------------------------------------- pollers (invokeOnPoll)
@@ -515,10 +519,7 @@ final class Engine implements Runnable, DatagramHandler {
     /** Claim holder: sends what the doorbells announced. */
     private void transmitDoorbells() {
         try {
-            takeDoorbells();
-            now = System.nanoTime();
-            txBlocked = false;
-            serviceActive();
+            serveDoorbells();
         } catch (RuntimeException e) {
             failedInPoller(e);
         }

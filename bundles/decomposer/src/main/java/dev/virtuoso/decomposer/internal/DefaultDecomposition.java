@@ -97,7 +97,7 @@ final class DefaultDecomposition implements dev.virtuoso.decomposer.Decompositio
     public void tick(long nowNanos) {
         now = nowNanos;
         paths.clock(nowNanos);
-        if ((paths.anyHealthy() && anyUsable()) || msgs.inUse() == 0) {
+        if (msgs.inUse() == 0 || (paths.anyHealthy() && anyUsable())) { // cheap test first: runs per duty cycle
             pathlessSince = -1;
         } else if (pathlessSince < 0) {
             pathlessSince = nowNanos;

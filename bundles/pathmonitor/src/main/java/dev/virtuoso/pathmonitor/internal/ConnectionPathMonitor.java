@@ -446,7 +446,9 @@ final class ConnectionPathMonitor implements PathMonitor {
         if (r.consecutiveErrors >= settings.errorThreshold() && now - r.pausedUntilNanos < 0) {
             return PathHealth.ERRORS;
         }
-        if (r.inFlightChunks > 0 && now - r.lastProgressNanos > stallLimitNanos(r)) {
+        long quiet = now - r.lastProgressNanos;
+        // the limit is never below the stall timeout: the cheap test first (health runs per chunk)
+        if (r.inFlightChunks > 0 && quiet > settings.stallTimeoutNanos() && quiet > stallLimitNanos(r)) {
             return PathHealth.STALLED;
         }
         return PathHealth.HEALTHY;

@@ -49,7 +49,8 @@ final class PathPacer {
             return 0;
         }
         int n = 0;
-        for (int p = 0; p < applied.length; p++) {
+        int slots = Math.min(applied.length, table.pathCount()); // not the whole capacity: this runs per CQ poll
+        for (int p = 0; p < slots; p++) {
             PathSlot s = paths.slot(p);
             if (s == null || s.destroyed || s.removing || !table.usable(p)) {
                 continue;

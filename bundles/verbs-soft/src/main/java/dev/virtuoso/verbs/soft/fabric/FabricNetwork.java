@@ -18,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.virtuoso.util.DutyClaim;
+
 /**
  * An in-process network of named hosts owning IP addresses, joined by emulated links with rate,
  * delay, tail-drop queue, seeded random loss, reordering and runtime down/up. Devices attach with
@@ -31,7 +33,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A packet is copied once, at send, into a pooled buffer. Packets due at once on an idle link
  * (unlimited rate, no delay) go straight to the receiver's queue; all others wait in a priority
  * queue ordered by delivery time, served by this network's scheduler thread
- * ({@code virtuoso-fabric-<name>}), which {@link #close()} stops.
+ * ({@code virtuoso-fabric-<name>}), which {@link #close()} stops, and by any thread that receives
+ * on a port of the network ({@link #deliverDue}, under a claim): a thread that spins on its
+ * device's receive delivers the packets that have become due itself, so on a machine whose cores
+ * the spinning threads fill, deliveries do not wait for the scheduler thread's next time slice
+ * (milliseconds late on a 2-core machine before).
  *
  * <p>Loss and reorder draws come from per-link-direction generators seeded from the network seed
  * and the link's name, so a run with the same traffic on the same topology drops the same packets.
@@ -74,6 +80,14 @@ public final class FabricNetwork implements AutoCloseable {
         return d != 0 ? (d < 0 ? -1 : 1) : Long.compare(a.sequence, b.sequence);
     });
     private long nextSequence;
+    /** Whoever moves packets from {@link #submissions} to {@link #due} and delivers them: one thread at a time. */
+    private final DutyClaim scheduling = new DutyClaim();
+    /**
+     * Delivery time of the earliest packet waiting, {@link Long#MAX_VALUE} if none: lowered by
+     * {@link #schedule} (after its offer), set by the holder of {@link #scheduling} after a pass;
+     * read by receivers to skip the claim while nothing is due.
+     */
+    private final AtomicLong nextDue = new AtomicLong(Long.MAX_VALUE);
     private final Thread scheduler;
     private volatile long schedulerWakeAt = IDLE;
     private volatile boolean running = true;
@@ -102,6 +116,14 @@ public final class FabricNetwork implements AutoCloseable {
      * @param portQueuePackets receive queue length of each port
      */
     public FabricNetwork(String name, long seed, int maxDatagramBytes, int portQueuePackets) {
+        this(name, seed, maxDatagramBytes, portQueuePackets, true);
+    }
+
+    /**
+     * @param schedulerThread false: no scheduler thread, the receivers alone deliver the packets
+     *     that wait (tests: nothing else can then deliver them)
+     */
+    FabricNetwork(String name, long seed, int maxDatagramBytes, int portQueuePackets, boolean schedulerThread) {
         if (maxDatagramBytes < 64 || maxDatagramBytes > 65536) {
             throw new IllegalArgumentException("maxDatagramBytes must be 64..65536: " + maxDatagramBytes);
         }
@@ -113,9 +135,13 @@ public final class FabricNetwork implements AutoCloseable {
         this.maxDatagramBytes = maxDatagramBytes;
         this.portQueuePackets = portQueuePackets;
         this.pool = new PacketPool(maxDatagramBytes);
-        this.scheduler = new Thread(this::runScheduler, "virtuoso-fabric-" + name);
-        scheduler.setDaemon(true);
-        scheduler.start();
+        if (schedulerThread) {
+            this.scheduler = new Thread(this::runScheduler, "virtuoso-fabric-" + name);
+            scheduler.setDaemon(true);
+            scheduler.start();
+        } else {
+            this.scheduler = null;
+        }
     }
 
     /**
@@ -483,16 +509,53 @@ public final class FabricNetwork implements AutoCloseable {
             pool.release(p);
             return;
         }
+        for (long cur; earlier(deliverAt, cur = nextDue.get()) && !nextDue.compareAndSet(cur, deliverAt); ) {
+            // lowered by another packet meanwhile: compare again
+        }
+        wakeScheduler(deliverAt);
+    }
+
+    /** @return true if time {@code a} comes before {@code b}, {@link Long#MAX_VALUE} meaning never */
+    private static boolean earlier(long a, long b) {
+        return a != Long.MAX_VALUE && (b == Long.MAX_VALUE || a - b < 0);
+    }
+
+    /** Unparks the scheduler thread if it parks until later than {@code deliverAt}. */
+    private void wakeScheduler(long deliverAt) {
         long wakeAt = schedulerWakeAt;
         // IDLE: the scheduler is running and drains submissions before it parks again
-        if (wakeAt != IDLE && (wakeAt == Long.MAX_VALUE || deliverAt - wakeAt < 0)) {
+        if (wakeAt != IDLE && earlier(deliverAt, wakeAt) && scheduler != null) {
             LockSupport.unpark(scheduler);
         }
     }
 
-    private void runScheduler() {
-        while (running) {
-            Packet p;
+    /**
+     * A receiving thread (a port's {@link FabricPort#receive}): delivers the packets that are due,
+     * unless nothing is or another thread is at it. Costs a volatile read while nothing waits.
+     */
+    void deliverDue() {
+        long next = nextDue.get();
+        if (next == Long.MAX_VALUE || next - System.nanoTime() > 0 || !running || !scheduling.claim()) {
+            return;
+        }
+        try {
+            next = schedulingPass();
+        } finally {
+            scheduling.release();
+        }
+        // the scheduler thread may have parked until a later time it read before this pass
+        wakeScheduler(next);
+    }
+
+    /**
+     * Holder of {@link #scheduling}: takes the submissions and delivers every packet that is due.
+     *
+     * @return the delivery time of the earliest packet left, {@link Long#MAX_VALUE} if none
+     */
+    private long schedulingPass() {
+        Packet p;
+        long next;
+        do {
             while ((p = submissions.poll()) != null) {
                 p.sequence = nextSequence++;
                 due.add(p);
@@ -504,24 +567,60 @@ public final class FabricNetwork implements AutoCloseable {
                 deliver(p);
                 channel.scheduled.decrementAndGet();
             }
-            long next = p == null ? Long.MAX_VALUE : p.deliverAt;
+            next = p == null ? Long.MAX_VALUE : p.deliverAt;
+            nextDue.set(next);
+            // a packet offered after the poll above lowered nextDue before the set: take it now
+        } while (!submissions.isEmpty());
+        return next;
+    }
+
+    private void runScheduler() {
+        while (running) {
+            long next;
+            if (scheduling.claim()) {
+                try {
+                    next = schedulingPass();
+                } finally {
+                    scheduling.release();
+                }
+            } else {
+                next = nextDue.get(); // a receiving thread is at it; its pass wakes this thread if needed
+            }
             schedulerWakeAt = next;
-            if (!submissions.isEmpty()) {
+            // re-read after publishing the wake time: a receiver's pass that set an earlier one
+            // either is seen here or sees this wake time and unparks (both are volatile accesses)
+            if (!submissions.isEmpty() || earlier(nextDue.get(), next)) {
                 schedulerWakeAt = IDLE;
                 continue;
             }
-            long wait = p == null ? MAX_PARK_NANOS : Math.min(next - System.nanoTime(), MAX_PARK_NANOS);
+            long wait = next == Long.MAX_VALUE ? MAX_PARK_NANOS : Math.min(next - System.nanoTime(), MAX_PARK_NANOS);
             if (wait > 0) {
                 LockSupport.parkNanos(this, wait);
             }
             schedulerWakeAt = IDLE;
         }
-        Packet p;
-        while ((p = submissions.poll()) != null) {
-            pool.release(p);
+        releaseWaiting();
+    }
+
+    /** After the stop: releases the packets still waiting (receivers stop entering; one inside finishes its pass). */
+    private void releaseWaiting() {
+        long giveUp = System.nanoTime() + 1_000_000_000L;
+        while (!scheduling.claim()) {
+            if (System.nanoTime() - giveUp > 0) {
+                return; // the packets stay unreleased: only pooled buffers, collected with the network
+            }
+            Thread.onSpinWait();
         }
-        while ((p = due.poll()) != null) {
-            pool.release(p);
+        try {
+            Packet p;
+            while ((p = submissions.poll()) != null) {
+                pool.release(p);
+            }
+            while ((p = due.poll()) != null) {
+                pool.release(p);
+            }
+        } finally {
+            scheduling.release();
         }
     }
 
@@ -536,11 +635,15 @@ public final class FabricNetwork implements AutoCloseable {
             running = false;
             toClose = new ArrayList<>(wires);
         }
-        LockSupport.unpark(scheduler);
-        try {
-            scheduler.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (scheduler != null) {
+            LockSupport.unpark(scheduler);
+            try {
+                scheduler.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            releaseWaiting();
         }
         for (FabricWire w : toClose) {
             w.close();

@@ -123,6 +123,7 @@ public final class FabricPort implements WirePort {
         if (closed) {
             throw new ClosedChannelException();
         }
+        network.deliverDue(); // packets due on rate-limited or delayed links, without the scheduler's wake-up
         int n = 0;
         Packet p;
         while (n < limit && (p = inbox.poll()) != null) {

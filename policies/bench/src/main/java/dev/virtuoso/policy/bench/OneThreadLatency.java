@@ -32,10 +32,12 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * number. The connection's connect-time probes end first, and a whole unmeasured pass of every row
  * warms the JIT compilers. Standard output is the CSV: the round trip's p50 and p99 in
  * microseconds after a tenth of the iterations as warm-up, and the MP_SEND row's p50 against the
- * raw QP's.
+ * raw QP's; then, from a third pass with a clock read around each of the server's calls (so not
+ * in the timed pass), the mean time of its post of the answer ({@code post_ns}) and of its poll
+ * that returns the arrival ({@code arrival_poll_ns}): where a round trip's time goes.
  */
 final class OneThreadLatency {
-    static final String HEADER = "wire,system,paths,bytes,p50_rt_us,p99_rt_us,p50_ratio_to_qp";
+    static final String HEADER = "wire,system,paths,bytes,p50_rt_us,p99_rt_us,p50_ratio_to_qp,post_ns,arrival_poll_ns";
     private static final int[] SIZES = {8, 4096};
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -72,14 +74,18 @@ final class OneThreadLatency {
             awaitProbed(c[0]);
             awaitProbed(c[1]); // the connect-time probe flows would otherwise share the first rows' devices
             for (int size : SIZES) { // a first pass for the JIT compilers, which share the cores
-                raw(rig, size, iterations);
-                mp(c, size, iterations);
+                raw(rig, size, iterations, null);
+                mp(c, size, iterations, null);
             }
             for (int size : SIZES) {
-                long[] qp = raw(rig, size, iterations);
-                long[] mp = mp(c, size, iterations);
-                row(out, wire, "qp", size, qp, qp);
-                row(out, wire, "mp_send", size, mp, qp);
+                long[] qp = raw(rig, size, iterations, null);
+                long[] mp = mp(c, size, iterations, null);
+                long[] qpCalls = new long[2];
+                long[] mpCalls = new long[2];
+                raw(rig, size, iterations, qpCalls);
+                mp(c, size, iterations, mpCalls);
+                row(out, wire, "qp", size, qp, qp, qpCalls, iterations);
+                row(out, wire, "mp_send", size, mp, qp, mpCalls, iterations);
             }
         }
     }
@@ -95,28 +101,30 @@ final class OneThreadLatency {
         }
     }
 
-    private static void row(PrintStream out, String wire, String system, int size, long[] rt, long[] qp) {
+    private static void row(PrintStream out, String wire, String system, int size, long[] rt, long[] qp,
+            long[] calls, int iterations) {
         Arrays.sort(rt);
-        out.printf(Locale.ROOT, "%s,%s,1,%d,%.2f,%.2f,%.2f%n", wire, system, size, LatencyBench.pct(rt, 0.5) / 1e3,
-                LatencyBench.pct(rt, 0.99) / 1e3, (double) LatencyBench.pct(rt, 0.5) / LatencyBench.pct(qp, 0.5));
+        out.printf(Locale.ROOT, "%s,%s,1,%d,%.2f,%.2f,%.2f,%d,%d%n", wire, system, size, LatencyBench.pct(rt, 0.5) / 1e3,
+                LatencyBench.pct(rt, 0.99) / 1e3, (double) LatencyBench.pct(rt, 0.5) / LatencyBench.pct(qp, 0.5),
+                calls[1] / iterations, calls[0] / iterations);
     }
 
     /** Raw verbs: a SEND from a, b's receive reposted and the answer sent, a's receive of it. */
-    private static long[] raw(LatencyRig rig, int size, int iterations) throws Exception {
+    private static long[] raw(LatencyRig rig, int size, int iterations, long[] calls) throws Exception {
         try (RawQpPingPong.End a = new RawQpPingPong.End(rig.provider, "a", size);
                 RawQpPingPong.End b = new RawQpPingPong.End(rig.provider, "b", size)) {
             a.connect(rig.b.get(0), b.ctx.udpPort(), b.qp.qpNum());
             b.connect(rig.a.get(0), a.ctx.udpPort(), a.qp.qpNum());
-            return pingPong("raw QP", new RawSide(a), new RawSide(b), iterations);
+            return pingPong("raw QP", new RawSide(a), new RawSide(b), iterations, calls);
         }
     }
 
     /** MP_SEND over the connection {@code c}: client c[0], server c[1]. */
-    private static long[] mp(MultipathConnection[] c, int size, int iterations) throws Exception {
+    private static long[] mp(MultipathConnection[] c, int size, int iterations, long[] calls) throws Exception {
         MpSide client = new MpSide(c[0], size);
         MpSide server = new MpSide(c[1], size);
         try {
-            return pingPong("MP_SEND", client, server, iterations);
+            return pingPong("MP_SEND", client, server, iterations, calls);
         } finally {
             client.close();
             server.close();
@@ -129,9 +137,12 @@ final class OneThreadLatency {
      * arrival must carry the round's sequence number; no receive is left posted at the end (an MP
      * region is closed then).
      *
+     * @param calls null, or where to add (after the warm-up) the nanoseconds of the server's posts of
+     *     its answer [1] and of its polls that returned the arrival [0], timed one by one
      * @return round trips in nanoseconds, after a tenth of the iterations as warm-up
      */
-    private static long[] pingPong(String system, Side client, Side server, int iterations) throws Exception {
+    private static long[] pingPong(String system, Side client, Side server, int iterations, long[] calls)
+            throws Exception {
         server.postRecv();
         int warm = iterations / 10;
         int total = warm + iterations;
@@ -143,11 +154,20 @@ final class OneThreadLatency {
             long t0 = System.nanoTime();
             client.send(i);
             long deadline = t0 + TIMEOUT_NANOS;
+            boolean timeCalls = calls != null && i >= warm;
             while (client.recvs == 0) {
+                long p0 = timeCalls ? System.nanoTime() : 0;
                 server.poll();
                 if (server.recvs > 0) {
+                    if (timeCalls) {
+                        calls[0] += System.nanoTime() - p0;
+                    }
                     server.take(i, i < total - 1);
+                    long s0 = timeCalls ? System.nanoTime() : 0;
                     server.send(i);
+                    if (timeCalls) {
+                        calls[1] += System.nanoTime() - s0;
+                    }
                 }
                 client.poll();
                 if (System.nanoTime() - deadline > 0) {

@@ -39,6 +39,11 @@ public final class PolicyBench {
             OneThreadLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("latency-link")) {
+            // "latency-link [LINK] [ITERATIONS]": see LinkLatency
+            LinkLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("latency")) {
             // "latency [both|fabric|udp|veth|all] [ITERATIONS] [SPLIT_THRESHOLD] [SPIN_US,...]": see LatencyBench
             LatencyBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));

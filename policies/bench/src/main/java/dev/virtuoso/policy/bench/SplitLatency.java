@@ -20,11 +20,16 @@ import dev.virtuoso.verbs.soft.fabric.LinkSpec;
  * splitting is faster.
  *
  * <pre>
- * latency-split [both|fabric|udp] [ITERATIONS] [FABRIC_LINK]
+ * latency-split [both|fabric|udp] [ITERATIONS] [FABRIC_LINK] [ENGINE]
  * </pre>
  * FABRIC_LINK: the fabric links' spec, e.g. {@code "rate=1g"} (default: unlimited, where every
  * path is served by the same soft RNIC thread, so a split gains no bandwidth and only costs chunks;
- * with a rate per link a split divides the serialisation time by the paths).
+ * with a rate per link a split divides the serialisation time by the paths). ENGINE: the engine
+ * group's backoff window in microseconds, with the suffix {@code p} for an engine run by the
+ * polling threads (as {@code latency}'s SPIN_US; default: the group's default window, run by the
+ * agents). With {@code -Dlatency.softInvokeOnPoll=true} and {@code p} each side of the ping-pong is
+ * one busy thread: on a machine with few cores the agents and soft RNIC threads otherwise wait
+ * for the spinning application threads' time slices (milliseconds).
  */
 final class SplitLatency {
     static final int PATHS = 4;
@@ -34,19 +39,25 @@ final class SplitLatency {
     }
 
     static void main(String[] args) throws Exception {
-        if (args.length > 3 || (args.length > 0 && !List.of("both", "fabric", "udp").contains(args[0]))) {
-            System.err.println("usage: latency-split [both|fabric|udp] [ITERATIONS] [FABRIC_LINK]");
+        if (args.length > 4 || (args.length > 0 && !List.of("both", "fabric", "udp").contains(args[0]))) {
+            System.err.println("usage: latency-split [both|fabric|udp] [ITERATIONS] [FABRIC_LINK] [ENGINE]");
             System.exit(2);
         }
         String which = args.length > 0 ? args[0] : "both";
         int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
         String linkText = args.length > 2 ? args[2] : "";
         LinkSpec link = LinkSpec.parse(linkText);
-        PrintStream out = System.out;
+        LatencyBench.Engine engine = args.length > 3 ? LatencyBench.Engine.parse(args[3])
+                : new LatencyBench.Engine(TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS), false);
+        run(System.out, which, iterations, linkText, link, engine);
+    }
+
+    static void run(PrintStream out, String which, int iterations, String linkText, LinkSpec link,
+            LatencyBench.Engine engine) throws Exception {
         out.printf(Locale.ROOT, "# split latency (half round trip, us), %d paths, %d iterations per row (1 MiB: %d),"
-                + " sizes %s, fabric links '%s', %s, load average at start %s%n", PATHS,
-                iterations, LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText,
-                LatencyRig.softSettings(), LatencyBench.loadAverage());
+                + " sizes %s, fabric links '%s', engine %s (%s), %s, load average at start %s%n", PATHS,
+                iterations, LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText, engine,
+                engine.driver(), LatencyRig.softSettings(), LatencyBench.loadAverage());
         out.println("wire,system,paths,bytes,placement,p50_us,p99_us,p999_us,samples");
         for (String wire : which.equals("both") ? List.of("fabric", "udp") : List.of(which)) {
             for (boolean split : new boolean[] {false, true}) {
@@ -56,9 +67,7 @@ final class SplitLatency {
                     // whole: slots as large as they go (1 MiB), so every size up to 1 MiB is one SEND
                     o = o.toBuilder().smallMessageSlotBytes(ConnectOptions.MAX_SLOT_BYTES).build();
                 }
-                try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), PATHS,
-                        new LatencyBench.Engine(TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS),
-                                false), link)) {
+                try (LatencyRig rig = new LatencyRig(wire.equals("fabric"), PATHS, engine, link)) {
                     MultipathConnection[] c = rig.connect(o);
                     for (boolean writeNotify : new boolean[] {false, true}) {
                         for (int size : SIZES) {
@@ -74,7 +83,6 @@ final class SplitLatency {
                 }
             }
         }
-        out.printf(Locale.ROOT, "# load average at the end %s (engine backoff window %d us)%n",
-                LatencyBench.loadAverage(), TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS));
+        out.printf(Locale.ROOT, "# load average at the end %s (engine %s)%n", LatencyBench.loadAverage(), engine);
     }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code latency-one-thread} on the fabric: one thread drives both ends (every arrival checked for
- * its sequence number by the bench itself), a raw QP row and an MP_SEND row per size.
+ * its sequence number by the bench itself), a raw QP row and an MP_SEND row per size, each with the
+ * mean time of a post and of a poll that takes an arrival.
  */
 class OneThreadLatencyTest {
     @Test
@@ -29,6 +30,8 @@ class OneThreadLatencyTest {
             assertEquals(systems[i], f[1], rows[i]);
             assertEquals(sizes[i], f[3], rows[i]);
             assertTrue(Double.parseDouble(f[4]) > 0, "a round trip takes time: " + rows[i]);
+            assertTrue(Long.parseLong(f[7]) > 0, "a post takes time: " + rows[i]);
+            assertTrue(Long.parseLong(f[8]) > 0, "a poll that takes an arrival takes time: " + rows[i]);
             if (systems[i].equals("qp")) {
                 assertEquals("1.00", f[6], rows[i]);
             }

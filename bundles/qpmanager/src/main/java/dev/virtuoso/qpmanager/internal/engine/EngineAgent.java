@@ -281,13 +281,13 @@ final class EngineAgent implements Agent {
             throw new AgentTerminationException("engine group closing");
         }
         if (!invokeOnPoll) {
-            return duty(System.nanoTime()); // this thread is the only one that ever runs a duty cycle
+            return duty(System.nanoTime(), true); // this thread is the only one that ever runs a duty cycle
         }
         if (!claim()) {
             return 0; // an application thread is running the duty cycle
         }
         try {
-            return duty(System.nanoTime());
+            return duty(System.nanoTime(), true);
         } finally {
             release();
         }
@@ -313,7 +313,7 @@ final class EngineAgent implements Agent {
         }
         try {
             invokes.lazySet(invokes.get() + 1);
-            return duty(now);
+            return duty(now, false);
         } catch (Throwable t) {
             errorHandler.onError(t);
             return 0;
@@ -404,7 +404,13 @@ final class EngineAgent implements Agent {
 
     // ---------------------------------------------------------------- whoever holds the claim
 
-    private int duty(long now) {
+    /**
+     * @param byAgentThread false when an application thread runs it: a connection it polls is not
+     *     made quiet then (CQ armed, left to events), which would hand the soft RNIC's cycles back
+     *     to its own thread while the pollers still spin; once they stop, the agent's thread takes
+     *     over within a lease and quiets it
+     */
+    private int duty(long now, boolean byAgentThread) {
         int work = intake();
         if (now - nextTimer >= 0) {
             work += timers(now);
@@ -425,7 +431,7 @@ final class EngineAgent implements Agent {
                 if (e.takeDataWork()) {
                     e.activeUntil = now + activeSpinNanos;
                 }
-            } else if (++e.idleCycles >= QUIET_AFTER_CYCLES && now - e.activeUntil >= 0) {
+            } else if (byAgentThread && ++e.idleCycles >= QUIET_AFTER_CYCLES && now - e.activeUntil >= 0) {
                 if (e.armCq()) {
                     // armed now: poll once more before going quiet so an event that fired meanwhile is not lost
                     e.idleCycles = QUIET_AFTER_CYCLES - 1;

@@ -314,6 +314,36 @@ class EngineInvokerTest {
     }
 
     @Test
+    void aConnectionAThreadKeepsPollingIsNotMadeQuietUntilThePollingEnds() throws Exception {
+        // no backoff window: a connection without work goes quiet after a few of the agent's cycles
+        EngineGroup engines = new EngineGroup(1, 0, true);
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+            Pair p = open(f);
+            p.write(64);
+            ConnectionEngine e = ((MpConnection) p.client).engine();
+            MpCompletion[] none = {new MpCompletion()};
+            // 30 ms of polls without traffic: made quiet, its CQ would be armed and the device's
+            // cycles handed back to the soft RNIC's thread while this thread still spins
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
+            boolean quietWhilePolled = false;
+            while (System.nanoTime() - end < 0) {
+                assertEquals(0, p.client.pollCompletions(none));
+                quietWhilePolled |= !e.running;
+            }
+            assertFalse(quietWhilePolled, "made quiet while a thread polled it: " + ((MpConnection) p.client).describe());
+            // polling ends: within a few lease terms the agent's thread takes over and quiets it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (e.running && System.nanoTime() - deadline < 0) {
+                Thread.sleep(1);
+            }
+            assertFalse(e.running, "still running 5 s after the polls ended: " + ((MpConnection) p.client).describe());
+            assertEquals(0, engines.agentErrors());
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
     void aThreadThatInvokesNowAndThenDoesNotMakeTheAgentStandBack() {
         EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
             throw new AssertionError(t);

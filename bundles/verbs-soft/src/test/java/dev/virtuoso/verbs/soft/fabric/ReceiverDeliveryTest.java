@@ -49,4 +49,62 @@ class ReceiverDeliveryTest {
             }
         }
     }
+
+    @Test
+    void receiversAndTheSchedulerThreadTogetherDeliverEveryPacketOnceAndInOrder() throws Exception {
+        try (FabricNetwork net = new FabricNetwork("race", 1)) {
+            net.addHost("A", "10.0.0.1", "10.0.1.1");
+            net.addHost("B", "10.0.0.2", "10.0.1.2");
+            // two rate-limited links; two receiving threads, and the scheduler thread, take turns
+            net.link("10.0.0.1", "10.0.0.2", LinkSpec.parse("rate=200m queue=unlimited"));
+            net.link("10.0.1.1", "10.0.1.2", LinkSpec.parse("rate=300m delay=20us queue=unlimited"));
+            FabricWire wireA = net.wire("A");
+            FabricWire wireB = net.wire("B");
+            FabricPort[] from = {wireA.open(FabricTestSupport.addr("10.0.0.1"), FabricTestSupport.PORT),
+                wireA.open(FabricTestSupport.addr("10.0.1.1"), FabricTestSupport.PORT)};
+            FabricPort[] to = {wireB.open(FabricTestSupport.addr("10.0.0.2"), FabricTestSupport.PORT),
+                wireB.open(FabricTestSupport.addr("10.0.1.2"), FabricTestSupport.PORT)};
+            int packets = 3000;
+            List<List<Integer>> got = List.of(new ArrayList<>(), new ArrayList<>());
+            Thread[] receivers = new Thread[2];
+            for (int r = 0; r < 2; r++) {
+                int k = r;
+                receivers[r] = new Thread(() -> {
+                    long deadline = System.nanoTime() + 20_000_000_000L;
+                    try {
+                        while (got.get(k).size() < packets && System.nanoTime() - deadline < 0) {
+                            if (to[k].receive((d, s, dst) -> got.get(k).add(d.getInt(d.position())), 64) == 0
+                                    && (got.get(k).size() & 1) == 0) {
+                                Thread.yield(); // now and then leave the deliveries to the other threads
+                            }
+                        }
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }, "test-receiver-" + r);
+                receivers[r].start();
+            }
+            ByteBuffer out = ByteBuffer.allocateDirect(1000);
+            for (int i = 0; i < packets; i++) {
+                for (int k = 0; k < 2; k++) {
+                    out.clear();
+                    out.putInt(0, i);
+                    assertTrue(from[k].send(out, to[k].localAddress()));
+                }
+                if (i % 100 == 99) {
+                    Thread.sleep(1); // bursts: some packets find the receivers spinning, some parked
+                }
+            }
+            for (Thread t : receivers) {
+                t.join(30_000);
+            }
+            for (int k = 0; k < 2; k++) {
+                List<Integer> g = got.get(k);
+                assertEquals(packets, g.size(), "link " + k + ": every packet, once");
+                for (int i = 0; i < packets; i++) {
+                    assertEquals(i, g.get(i), "link " + k + ": in order");
+                }
+            }
+        }
+    }
 }

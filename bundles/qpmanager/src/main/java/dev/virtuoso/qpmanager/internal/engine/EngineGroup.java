@@ -111,6 +111,11 @@ public final class EngineGroup implements AutoCloseable {
         return activeSpinNanos;
     }
 
+    /** @return agent {@code i} (tests) */
+    EngineAgent agent(int i) {
+        return agents[i];
+    }
+
     /** @return whether application threads polling completions run the agents' duty cycles */
     public boolean invokeOnPoll() {
         return invokeOnPoll;

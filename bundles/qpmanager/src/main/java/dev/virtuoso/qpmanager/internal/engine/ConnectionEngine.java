@@ -120,6 +120,12 @@ final class ConnectionEngine {
     long timerAt;
     /** End of the backoff window opened by the last data-path work (System.nanoTime, which may be negative). */
     long activeUntil = System.nanoTime();
+    /**
+     * When an application thread last polled this connection's completions with the engine run by
+     * the pollers (written by that thread with release semantics, read by whoever runs the cycle).
+     */
+    private final java.util.concurrent.atomic.AtomicLong polledAt = new java.util.concurrent.atomic.AtomicLong(
+            System.nanoTime() - EngineAgent.INVOKER_LEASE_NANOS);
     // ---- engine state
     private boolean peerDisconnected;
     private boolean controlBlocked;
@@ -371,6 +377,16 @@ final class ConnectionEngine {
 
     boolean ended() {
         return ended;
+    }
+
+    /** Application thread polling this connection: it is not quiet while polled (EngineAgent). */
+    void polled(long now) {
+        polledAt.lazySet(now);
+    }
+
+    /** @return when an application thread last polled this connection */
+    long polledAt() {
+        return polledAt.get();
     }
 
     /** Agent thread: true if the duty cycles since the last call took requests or polled completions. */

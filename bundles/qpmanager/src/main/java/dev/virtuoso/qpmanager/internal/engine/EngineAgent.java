@@ -281,13 +281,13 @@ final class EngineAgent implements Agent {
             throw new AgentTerminationException("engine group closing");
         }
         if (!invokeOnPoll) {
-            return duty(System.nanoTime(), true); // this thread is the only one that ever runs a duty cycle
+            return duty(System.nanoTime()); // this thread is the only one that ever runs a duty cycle
         }
         if (!claim()) {
             return 0; // an application thread is running the duty cycle
         }
         try {
-            return duty(System.nanoTime(), true);
+            return duty(System.nanoTime());
         } finally {
             release();
         }
@@ -303,17 +303,32 @@ final class EngineAgent implements Agent {
      * @return work done (0 if not invokable, stopping, or another thread holds the claim)
      */
     int invoke() {
+        return invoke(null);
+    }
+
+    /**
+     * {@link #invoke()} for a thread polling {@code polled}'s completions, which is then not made
+     * quiet (CQ armed, left to events) while the polls go on: arming a soft RNIC's CQ hands the
+     * device's cycles back to its own thread, which then competed with the spinning pollers for
+     * the cores.
+     *
+     * @param polled the connection polled, or null
+     */
+    int invoke(ConnectionEngine polled) {
         if (!invokeOnPoll || stopping) {
             return 0;
         }
         long now = System.nanoTime();
+        if (polled != null) {
+            polled.polled(now);
+        }
         lease.renew(now);
         if (!claim()) {
             return 0;
         }
         try {
             invokes.lazySet(invokes.get() + 1);
-            return duty(now, false);
+            return duty(now);
         } catch (Throwable t) {
             errorHandler.onError(t);
             return 0;
@@ -404,13 +419,7 @@ final class EngineAgent implements Agent {
 
     // ---------------------------------------------------------------- whoever holds the claim
 
-    /**
-     * @param byAgentThread false when an application thread runs it: a connection it polls is not
-     *     made quiet then (CQ armed, left to events), which would hand the soft RNIC's cycles back
-     *     to its own thread while the pollers still spin; once they stop, the agent's thread takes
-     *     over within a lease and quiets it
-     */
-    private int duty(long now, boolean byAgentThread) {
+    private int duty(long now) {
         int work = intake();
         if (now - nextTimer >= 0) {
             work += timers(now);
@@ -431,7 +440,8 @@ final class EngineAgent implements Agent {
                 if (e.takeDataWork()) {
                     e.activeUntil = now + activeSpinNanos;
                 }
-            } else if (byAgentThread && ++e.idleCycles >= QUIET_AFTER_CYCLES && now - e.activeUntil >= 0) {
+            } else if (++e.idleCycles >= QUIET_AFTER_CYCLES && now - e.activeUntil >= 0
+                    && now - e.polledAt() >= INVOKER_LEASE_NANOS) { // not while a thread polls it
                 if (e.armCq()) {
                     // armed now: poll once more before going quiet so an event that fired meanwhile is not lost
                     e.idleCycles = QUIET_AFTER_CYCLES - 1;

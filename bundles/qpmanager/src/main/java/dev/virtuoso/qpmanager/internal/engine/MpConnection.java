@@ -304,7 +304,7 @@ public final class MpConnection implements MultipathConnection {
     /** Polling thread: runs the engine's duty cycle here if the engine runs on polls. */
     private void invokeEngine() {
         if (invoker != null) {
-            invoker.invoke();
+            invoker.invoke(engine);
         }
     }
 

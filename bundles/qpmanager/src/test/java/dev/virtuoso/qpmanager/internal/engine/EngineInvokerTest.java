@@ -380,6 +380,47 @@ class EngineInvokerTest {
     }
 
     @Test
+    void anotherConnectionNobodyPollsGoesQuietWhileAThreadPollsOne() throws Exception {
+        EngineGroup engines = new EngineGroup(1, 0, true);
+        EngineAgent agent = engines.agent(0);
+        try (Fabric f = new Fabric(NO_HEARTBEAT, engines, "rate=0")) {
+            Pair polled = open(f);
+            Pair idle = open(f); // both connections (all four ends) on the group's one agent
+            ConnectionEngine idleClient = ((MpConnection) idle.client).engine();
+            MpCompletion[] none = {new MpCompletion()};
+            // only the first connection is polled: the second, without work, goes quiet in the
+            // polling thread's cycles (its CQ armed, left to events) rather than costing every poll
+            // of the first a duty cycle. Counted only while the agent's thread stood back throughout
+            // (else it could have quieted it itself)
+            boolean seen = false;
+            for (int attempt = 0; attempt < 20 && !seen; attempt++) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (!agent.standingBack() && System.nanoTime() - deadline < 0) {
+                    polled.client.pollCompletions(none);
+                }
+                long standBacks = agent.standBacks();
+                idle.client.postWrite(attempt, idle.clientMr, 0, 64, idle.serverMr.remote(), 0);
+                spinFor(idle.client); // the idle connection ran, and was polled a moment ago
+                boolean ran = idleClient.running;
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+                while (idleClient.running && System.nanoTime() - until < 0) {
+                    polled.client.pollCompletions(none);
+                }
+                seen = ran && agent.standingBack() && agent.standBacks() == standBacks;
+                if (seen) {
+                    assertFalse(idleClient.running, "the connection nobody polls did not go quiet in 200 ms: "
+                            + ((MpConnection) idle.client).describe());
+                }
+            }
+            assertTrue(seen, "the agent's thread never stood back through an attempt");
+            idle.write(64); // and it still works: a write wakes it
+            assertEquals(0, engines.agentErrors());
+        } finally {
+            assertTrue(engines.close(10_000));
+        }
+    }
+
+    @Test
     void aThreadThatInvokesNowAndThenDoesNotMakeTheAgentStandBack() {
         EngineAgent agent = new EngineAgent(0, 16, 0, true, t -> {
             throw new AssertionError(t);

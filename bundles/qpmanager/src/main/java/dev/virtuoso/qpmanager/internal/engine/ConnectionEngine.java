@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.virtuoso.api.Access;
 import dev.virtuoso.api.ConnectOptions;
@@ -124,8 +125,7 @@ final class ConnectionEngine {
      * When an application thread last polled this connection's completions with the engine run by
      * the pollers (written by that thread with release semantics, read by whoever runs the cycle).
      */
-    private final java.util.concurrent.atomic.AtomicLong polledAt = new java.util.concurrent.atomic.AtomicLong(
-            System.nanoTime() - EngineAgent.INVOKER_LEASE_NANOS);
+    private final AtomicLong polledAt = new AtomicLong(System.nanoTime() - EngineAgent.INVOKER_LEASE_NANOS);
     // ---- engine state
     private boolean peerDisconnected;
     private boolean controlBlocked;

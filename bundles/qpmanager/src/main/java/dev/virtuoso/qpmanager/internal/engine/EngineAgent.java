@@ -298,21 +298,13 @@ final class EngineAgent implements Agent {
     /**
      * Application thread: runs one duty cycle here unless another thread is running one, and keeps
      * the agent's thread standing back. Does nothing unless the group runs on application polls.
-     * A failure is reported to the error handler, not thrown at the application.
-     *
-     * @return work done (0 if not invokable, stopping, or another thread holds the claim)
-     */
-    int invoke() {
-        return invoke(null);
-    }
-
-    /**
-     * {@link #invoke()} for a thread polling {@code polled}'s completions, which is then not made
-     * quiet (CQ armed, left to events) while the polls go on: arming a soft RNIC's CQ hands the
-     * device's cycles back to its own thread, which then competed with the spinning pollers for
-     * the cores.
+     * A failure is reported to the error handler, not thrown at the application. The connection it
+     * polls ({@code polled}, null if none) is not made quiet (CQ armed, left to events) while the
+     * polls go on: arming a soft RNIC's CQ hands the device's cycles back to its
+     * own thread, which then competed with the spinning pollers for the cores.
      *
      * @param polled the connection polled, or null
+     * @return work done (0 if not invokable, stopping, or another thread holds the claim)
      */
     int invoke(ConnectionEngine polled) {
         if (!invokeOnPoll || stopping) {

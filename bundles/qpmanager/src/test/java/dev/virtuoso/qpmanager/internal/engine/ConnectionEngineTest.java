@@ -296,7 +296,7 @@ class ConnectionEngineTest {
                 poster.start();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (!agent.standingBack()) {
-                    agent.invoke();
+                    agent.invoke(null);
                     assertTrue(System.nanoTime() - deadline < 0, "the agent's thread never stood back");
                 }
                 // inside this thread's cycle, past its taking of the requests, the other thread posts
@@ -310,7 +310,7 @@ class ConnectionEngineTest {
                 };
                 e.wake(); // gone quiet meanwhile (no backoff window in the rig): the next cycle runs it
                 int before = rig.submitted.size();
-                agent.invoke();
+                agent.invoke(null);
                 poster.join(10_000);
                 assertEquals(null, rig.onPoll, "the cycle did not poll the CQ");
                 assertEquals(null, failed[0]);

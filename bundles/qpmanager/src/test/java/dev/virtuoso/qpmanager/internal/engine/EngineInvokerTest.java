@@ -229,9 +229,9 @@ class EngineInvokerTest {
             AtomicInteger agentThread = new AtomicInteger(-1);
             rig.onPoll = () -> {
                 inside.set(agent.inDuty());
-                nested.set(agent.invoke());
+                nested.set(agent.invoke(null));
                 Thread t = new Thread(() -> {
-                    otherThread.set(agent.invoke());
+                    otherThread.set(agent.invoke(null));
                     agentThread.set(agent.doWork());
                 }, "invoker-test-other");
                 t.start();
@@ -242,7 +242,7 @@ class EngineInvokerTest {
                 }
             };
             agent.add(rig.engine);
-            assertTrue(agent.invoke() > 0, "the new connection's intake and cycle");
+            assertTrue(agent.invoke(null) > 0, "the new connection's intake and cycle");
             assertTrue(inside.get(), "the invoking thread is in the duty cycle");
             assertEquals(0, nested.get(), "a nested invoke does not run a second cycle");
             assertEquals(0, otherThread.get(), "another application thread does not run one meanwhile");
@@ -262,7 +262,7 @@ class EngineInvokerTest {
         long start = System.nanoTime();
         long end = start + TimeUnit.MILLISECONDS.toNanos(3);
         while (System.nanoTime() - end < 0 || agent.invokes() <= 3 * EngineAgent.MIN_INVOKES_PER_LEASE) {
-            assertEquals(0, agent.invoke(), "nothing to run");
+            assertEquals(0, agent.invoke(null), "nothing to run");
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "counted: " + agent.invokes());
         }
         assertTrue(agent.invokes() > 3 * EngineAgent.MIN_INVOKES_PER_LEASE, "counted: " + agent.invokes());
@@ -273,7 +273,7 @@ class EngineInvokerTest {
         for (int i = 0; i < 100 && !stood; i++) {
             long term = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
             while (System.nanoTime() - term < 0) {
-                agent.invoke();
+                agent.invoke(null);
             }
             stood = agent.standBack();
         }
@@ -283,11 +283,11 @@ class EngineInvokerTest {
         assertFalse(agent.standBack(), "handed back");
         agent.stop();
         long invokes = agent.invokes();
-        assertEquals(0, agent.invoke(), "a stopped agent runs nothing");
+        assertEquals(0, agent.invoke(null), "a stopped agent runs nothing");
         assertEquals(invokes, agent.invokes());
 
         EngineAgent plain = new EngineAgent(0, 16, 0);
-        assertEquals(0, plain.invoke());
+        assertEquals(0, plain.invoke(null));
         assertEquals(0, plain.invokes(), "not invokable");
         assertFalse(plain.standBack());
     }
@@ -302,11 +302,11 @@ class EngineInvokerTest {
         Thread poller = new Thread(() -> {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!stoodBack.get() && System.nanoTime() - deadline < 0) {
-                agent.invoke();
+                agent.invoke(null);
             }
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40); // 40 lease terms more
             while (System.nanoTime() - end < 0) {
-                agent.invoke();
+                agent.invoke(null);
             }
             done.set(true);
         }, "test-poller");
@@ -428,10 +428,10 @@ class EngineInvokerTest {
         // one duty cycle every 300 us: about 3 per lease, below MIN_INVOKES_PER_LEASE
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4);
         while (System.nanoTime() - end < 0) {
-            agent.invoke();
+            agent.invoke(null);
             java.util.concurrent.locks.LockSupport.parkNanos(300_000);
         }
-        agent.invoke(); // the lease is fresh
+        agent.invoke(null); // the lease is fresh
         assertFalse(agent.standBack(), "too few invocations: the agent's thread keeps running the other connections");
         assertEquals(0, agent.standBacks());
     }

@@ -46,14 +46,14 @@ final class SplitLatency {
         String which = args.length > 0 ? args[0] : "both";
         int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
         String linkText = args.length > 2 ? args[2] : "";
-        LinkSpec link = LinkSpec.parse(linkText);
         LatencyBench.Engine engine = args.length > 3 ? LatencyBench.Engine.parse(args[3])
                 : new LatencyBench.Engine(TimeUnit.NANOSECONDS.toMicros(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS), false);
-        run(System.out, which, iterations, linkText, link, engine);
+        run(System.out, which, iterations, linkText, engine);
     }
 
-    static void run(PrintStream out, String which, int iterations, String linkText, LinkSpec link,
-            LatencyBench.Engine engine) throws Exception {
+    static void run(PrintStream out, String which, int iterations, String linkText, LatencyBench.Engine engine)
+            throws Exception {
+        LinkSpec link = LinkSpec.parse(linkText);
         out.printf(Locale.ROOT, "# split latency (half round trip, us), %d paths, %d iterations per row (1 MiB: %d),"
                 + " sizes %s, fabric links '%s', engine %s (%s), %s, load average at start %s%n", PATHS,
                 iterations, LatencyBench.iters(iterations, 1 << 20), Arrays.toString(SIZES), linkText, engine,

@@ -51,21 +51,26 @@ final class BenchClient {
         boolean report = out != null;
         MultipathConnection c = services.connector(10, TimeUnit.SECONDS).connect(server, e.options);
         e.attach(c);
-        e.attachData(o.maxSize());
+        e.attachData(o.latency() ? 2 * o.maxSize() : o.maxSize()); // latency: a half to send, one to receive
         List<Integer> iters = new ArrayList<>();
         for (int s : o.sizes()) {
             iters.add(o.iterationsFor(s));
         }
         c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
-        int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters, !report));
+        int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters, !report,
+                o.latency()));
         c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
         long readyLength = awaitSendAndRecv(e);
         RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
-        if (o.op() == BenchOptions.Op.SEND) {
-            c.postRecv(4, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
-        }
         if (region.length() < o.maxSize()) {
             throw new IOException("the server's region has " + region.length() + " bytes, " + o.maxSize() + " needed");
+        }
+        if (o.latency()) {
+            latency(o, e, server, iters, out);
+            return rows;
+        }
+        if (o.op() == BenchOptions.Op.SEND) {
+            c.postRecv(4, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
         }
         if (report && !o.json()) {
             BenchReport.header(out, o, e, server.toString());
@@ -102,6 +107,43 @@ final class BenchClient {
             BenchReport.writeJson(o.jsonFile(), json);
         }
         return rows;
+    }
+
+    /**
+     * The latency test's sizes, then DONE (the server answers every message, so no receive for its
+     * DONE may be posted before the last answer: MP_RECVs are matched in order).
+     */
+    private static void latency(BenchOptions o, BenchEndpoint e, InetSocketAddress server, List<Integer> iters,
+            PrintStream out) throws IOException, InterruptedException {
+        boolean report = out != null;
+        if (report && !o.json()) {
+            BenchReport.header(out, o, e, server.toString());
+            LatencyReport.tableHead(out);
+        }
+        LatencyPingPong pingPong = new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize());
+        List<LatencyResult> rows = new ArrayList<>();
+        for (int i = 0; i < o.sizes().size(); i++) {
+            int size = o.sizes().get(i);
+            LatencyResult r = LatencyResult.of(size, pingPong.measure(size, iters.get(i)));
+            rows.add(r);
+            if (report && !o.json()) {
+                LatencyReport.row(out, r);
+            }
+        }
+        e.connection.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
+        e.awaitControl(MpOpcode.SEND);
+        if (!report) {
+            return;
+        }
+        String json = LatencyReport.json(o, e, rows);
+        if (o.json()) {
+            out.print(json);
+        } else {
+            out.println(BenchReport.RULE);
+        }
+        if (o.jsonFile() != null) {
+            BenchReport.writeJson(o.jsonFile(), json);
+        }
     }
 
     /** Waits for the HELLO's send completion and the READY's receive; returns the READY's length. */

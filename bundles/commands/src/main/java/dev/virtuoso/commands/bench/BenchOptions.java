@@ -50,11 +50,14 @@ import dev.virtuoso.commands.cli.Units;
  *     ({@link #listenAddress})
  * @param warmup client: iterations per size run on a first connection that is not measured (0: none;
  *     its HELLO tells the server, which needs no option for it)
+ * @param latency client: a latency test (perftest's {@code ib_send_lat}): MP_SEND ping-pong, one
+ *     message outstanding, half of each round trip reported (its HELLO tells the server)
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
         boolean reportGbits, boolean json, Path jsonFile, int waitSeconds, long rateBitsPerSecond, boolean perMessage,
-        int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind, int warmup) {
+        int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind, int warmup,
+        boolean latency) {
 
     /** The measured operation. */
     public enum Op {
@@ -116,7 +119,10 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                     + "for loopback vNICs, else the first vNIC; 0.0.0.0 for every interface)")
             .option((char) 0, "warmup", "N", "0", "client: first run N iterations per size on a connection that is"
                     + " not measured, so the JIT has compiled the data path on both sides; the measured connection's"
-                    + " policies start afresh (the server follows the client's HELLO: there the option has no effect)");
+                    + " policies start afresh (the server follows the client's HELLO: there the option has no effect)")
+            .flag((char) 0, "lat", "client: latency test instead of bandwidth (perftest's ib_send_lat): MP_SEND"
+                    + " ping-pong, one message at a time, half of each round trip in microseconds (t_min, t_typical ="
+                    + " median, 99% and 99.9% percentiles); only --op send; the server follows the client's HELLO");
 
     /**
      * @param a parsed command line (not a help request)
@@ -125,7 +131,13 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
      */
     public static BenchOptions from(ParsedArgs a) {
         String host = a.positionals().isEmpty() ? null : a.positionals().get(0);
-        Op op = Op.valueOf(a.choice("op", "write", "read", "send").toUpperCase(Locale.ROOT));
+        boolean latency = a.flag("lat");
+        // --lat without --op is the SEND latency test; the bandwidth test's default stays write
+        Op op = latency && !a.has("op") ? Op.SEND
+                : Op.valueOf(a.choice("op", "write", "read", "send").toUpperCase(Locale.ROOT));
+        if (latency) {
+            checkLatency(a, host, op);
+        }
         List<Integer> sizes = new ArrayList<>();
         if (a.flag("all")) {
             if (a.has("size")) {
@@ -199,7 +211,24 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 a.has("window") ? a.intValue("window", 8, 4096) : 0,
                 a.has("retry") ? a.intValue("retry", 0, 7) : -1,
                 a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1, secret, bind,
-                a.intValue("warmup", 0, 100_000_000));
+                a.intValue("warmup", 0, 100_000_000), latency);
+    }
+
+    /** {@code --lat}: what the latency test takes; options of the bandwidth test are refused, not ignored. */
+    private static void checkLatency(ParsedArgs a, String host, Op op) {
+        if (host == null) {
+            throw new CommandError("--lat is the client's choice (with a HOST): the server follows its HELLO");
+        }
+        if (op != Op.SEND) {
+            throw new CommandError("--lat measures MP_SEND ping-pong: --op " + op.name().toLowerCase(Locale.ROOT)
+                    + " is not supported with it");
+        }
+        for (String bw : List.of("tx-depth", "rate", "fct", "report_gbits")) {
+            if (a.has(bw)) {
+                throw new CommandError("--" + bw + " is an option of the bandwidth test, not of --lat (one message is"
+                        + " outstanding at a time)");
+            }
+        }
     }
 
     /**
@@ -237,20 +266,21 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
      *
      * @param clientOp operation the client announced
      * @param clientSizes sizes the client announced
+     * @param clientLatency whether the client runs the latency test
      * @param localVnics vNICs this side uses
      * @return the options to show in the server's header
      */
-    BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, List<InetAddress> localVnics) {
+    BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, boolean clientLatency, List<InetAddress> localVnics) {
         return new BenchOptions(null, port, clientOp, clientSizes, iterations, maxBytes, localVnics.size(), txDepth, policy,
                 cc, provider, device, localVnics, udpPort, reportGbits, json, jsonFile, waitSeconds, 0, false,
-                windowPackets, retryCount, ackTimeout, secret, bind, warmup);
+                windowPackets, retryCount, ackTimeout, secret, bind, warmup, clientLatency);
     }
 
     /** @return the client's warm-up run: {@link #warmup} iterations per size, nothing reported, no pacing */
     BenchOptions warmupRun() {
         return new BenchOptions(host, port, op, sizes, warmup, maxBytes, paths, txDepth, policy, cc, provider, device,
                 vnics, udpPort, reportGbits, json, null, waitSeconds, 0, false, windowPackets, retryCount, ackTimeout,
-                secret, bind, 0);
+                secret, bind, 0, latency);
     }
 
     /** @return true on the client side (a host was given) */

@@ -9,7 +9,8 @@ import dev.virtuoso.api.RemoteMemory;
 /**
  * The bench's control messages, carried as MP_SENDs in a small registered buffer: the client's
  * HELLO (operation and the sizes with their iteration counts; a warm-up connection's HELLO has a
- * type of its own, so the server serves it without reporting and waits for the next), the
+ * type of its own, so the server serves it without reporting and waits for the next, and so has
+ * the latency test's, to which the server answers every message with one of the same length), the
  * server's READY (its data region), and the client's DONE. Every message starts with a magic and a type; decoding checks
  * both and every length, since the peer is another process. Stateless.
  */
@@ -23,6 +24,8 @@ public final class BenchProtocol {
     private static final int READY = 2;
     private static final int DONE = 3;
     private static final int WARMUP_HELLO = 4;
+    private static final int LATENCY_HELLO = 5;
+    private static final int WARMUP_LATENCY_HELLO = 6;
     private static final int MAX_SIZES = 64;
 
     private BenchProtocol() {
@@ -35,8 +38,10 @@ public final class BenchProtocol {
      * @param sizes message sizes
      * @param iterations iterations of each size
      * @param warmup a warm-up run (not measured; the measured connection follows)
+     * @param latency the latency test: the server sends every message back (op is SEND)
      */
-    public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup) {
+    public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup,
+            boolean latency) {
         /** @return messages the client will MP_SEND in total (SEND test) */
         public long totalMessages() {
             long n = 0;
@@ -50,7 +55,8 @@ public final class BenchProtocol {
     /** @param buf destination (position 0) @param h the hello @return bytes written */
     public static int writeHello(ByteBuffer buf, Hello h) {
         ByteBuffer b = buf.duplicate().clear();
-        b.putInt(MAGIC).putInt(h.warmup() ? WARMUP_HELLO : HELLO).putInt(h.op().ordinal()).putInt(h.sizes().size());
+        int type = h.latency() ? (h.warmup() ? WARMUP_LATENCY_HELLO : LATENCY_HELLO) : (h.warmup() ? WARMUP_HELLO : HELLO);
+        b.putInt(MAGIC).putInt(type).putInt(h.op().ordinal()).putInt(h.sizes().size());
         for (int i = 0; i < h.sizes().size(); i++) {
             b.putInt(h.sizes().get(i)).putInt(h.iterations().get(i));
         }
@@ -64,12 +70,17 @@ public final class BenchProtocol {
      * @throws IllegalStateException if it is not a well-formed hello
      */
     public static Hello readHello(ByteBuffer buf, int length) {
-        boolean warmup = length >= 8 && length <= buf.capacity() && buf.getInt(4) == WARMUP_HELLO;
-        ByteBuffer b = header(buf, length, warmup ? WARMUP_HELLO : HELLO, 16);
+        int type = length >= 8 && length <= buf.capacity() ? buf.getInt(4) : HELLO;
+        boolean warmup = type == WARMUP_HELLO || type == WARMUP_LATENCY_HELLO;
+        boolean latency = type == LATENCY_HELLO || type == WARMUP_LATENCY_HELLO;
+        ByteBuffer b = header(buf, length, warmup || latency ? type : HELLO, 16);
         int op = b.getInt();
         int n = b.getInt();
         if (op < 0 || op >= BenchOptions.Op.values().length || n < 1 || n > MAX_SIZES || length < 16 + 8 * n) {
             throw new IllegalStateException("malformed HELLO from the client");
+        }
+        if (latency && op != BenchOptions.Op.SEND.ordinal()) {
+            throw new IllegalStateException("latency HELLO for " + BenchOptions.Op.values()[op] + ": only SEND");
         }
         List<Integer> sizes = new ArrayList<>();
         List<Integer> iters = new ArrayList<>();
@@ -82,7 +93,7 @@ public final class BenchProtocol {
             sizes.add(size);
             iters.add(it);
         }
-        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup);
+        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup, latency);
     }
 
     /** @param buf destination @param region the server's data region @return bytes written */

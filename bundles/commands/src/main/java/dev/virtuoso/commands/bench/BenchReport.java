@@ -21,7 +21,8 @@ final class BenchReport {
 
     static void header(PrintStream out, BenchOptions o, BenchEndpoint e, String peer) {
         out.println(RULE);
-        out.printf(Locale.ROOT, "%s%n", center(o.op().title() + " BW Test (Virtuoso multipath)"));
+        out.printf(Locale.ROOT, "%s%n", center(o.op().title() + (o.latency() ? " Latency" : " BW")
+                + " Test (Virtuoso multipath)"));
         out.printf(Locale.ROOT, " %-20s : %s%n", "Side", o.client() ? "client" : "server");
         out.printf(Locale.ROOT, " %-20s : %d%n", "Number of paths", e.vnics.size());
         out.printf(Locale.ROOT, " %-20s : %s%n", "Transport type", e.transport());
@@ -31,7 +32,7 @@ final class BenchReport {
         out.printf(Locale.ROOT, " %-20s : %s%n", "Load balancer", e.options.loadBalancer());
         out.printf(Locale.ROOT, " %-20s : %s%n", "Congestion avoid.", e.options.congestionAvoidance());
         out.printf(Locale.ROOT, " %-20s : %d[B]%n", "Mtu", e.options.mtu());
-        out.printf(Locale.ROOT, " %-20s : %d%n", "Tx depth", o.txDepth());
+        out.printf(Locale.ROOT, " %-20s : %d%n", "Tx depth", o.latency() ? 1 : o.txDepth());
         if (o.client() && o.warmup() > 0) {
             out.printf(Locale.ROOT, " %-20s : %d iterations per size on a first connection%n", "Warm-up", o.warmup());
         }
@@ -174,7 +175,7 @@ final class BenchReport {
         Files.writeString(file, json, StandardCharsets.UTF_8);
     }
 
-    private static String escape(String s) {
+    static String escape(String s) {
         return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 

@@ -63,10 +63,13 @@ final class BenchServer {
         long start = System.nanoTime();
         BenchProtocol.Hello h = BenchProtocol.readHello(e.incoming(), (int) hello.byteLength());
         int max = h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1);
-        e.attachData(max);
+        e.attachData(h.latency() ? 2 * max : max); // latency: a half to receive into while the other is sent
         long expected = h.totalMessages();
         int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
-        if (h.op() == BenchOptions.Op.SEND) {
+        LatencyPingPong pingPong = h.latency() ? new LatencyPingPong(c, e.data, e.dataBuffer, max) : null;
+        if (pingPong != null) {
+            pingPong.postFirstReceive();
+        } else if (h.op() == BenchOptions.Op.SEND) {
             for (int i = 0; i < rxDepth; i++) {
                 c.postRecv(100 + i, e.data, 0, max);
             }
@@ -74,21 +77,24 @@ final class BenchServer {
             c.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
         }
         c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
-        BenchOptions shown = o.asServerOf(h.op(), h.sizes(), e.vnics);
+        BenchOptions shown = o.asServerOf(h.op(), h.sizes(), h.latency(), e.vnics);
         if (!h.warmup()) {
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
         }
-        long received = serve(c, h, expected, rxDepth, max, e);
+        long received = pingPong != null ? answer(pingPong, expected, e) : serve(c, h, expected, rxDepth, max, e);
         CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
         double seconds = (System.nanoTime() - start) / 1e9;
-        if (h.op() == BenchOptions.Op.SEND) {
+        if (h.op() == BenchOptions.Op.SEND && !h.latency()) {
             c.postSend(5, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeDone(e.outgoing()));
             e.awaitControl(MpOpcode.SEND);
         }
         if (h.warmup()) {
             return false;
         }
-        if (h.op() == BenchOptions.Op.SEND) {
+        if (h.latency()) {
+            out.printf(Locale.ROOT, " served the %s latency test: %d message(s) answered; sizes %s x iterations %s%n",
+                    h.op().title(), received, h.sizes(), h.iterations());
+        } else if (h.op() == BenchOptions.Op.SEND) {
             out.printf(Locale.ROOT, " served %s: %d message(s) received; sizes %s x iterations %s%n", h.op().title(),
                     received, h.sizes(), h.iterations());
         } else {
@@ -102,6 +108,20 @@ final class BenchServer {
             BenchReport.writeJson(o.jsonFile(), BenchReport.serverJson(shown, e, seconds, cpu));
         }
         return true;
+    }
+
+    /** The latency test: answers every message, then waits for the client's DONE; returns the messages. */
+    private static long answer(LatencyPingPong pingPong, long expected, BenchEndpoint e)
+            throws IOException, InterruptedException {
+        pingPong.answer(expected);
+        // posted only now: MP_RECVs are matched in order, and every message before DONE was an answer's
+        e.connection.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+        MpCompletion done = e.awaitControl(null);
+        while (done.opcode() != MpOpcode.RECV) {
+            done = e.awaitControl(null); // the READY's send completion, if it came this late
+        }
+        BenchProtocol.readDone(e.incoming(), (int) done.byteLength());
+        return expected;
     }
 
     /** Serves until DONE (WRITE, READ) or every message (SEND); returns the messages received. */

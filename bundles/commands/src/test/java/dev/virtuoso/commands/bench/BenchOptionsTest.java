@@ -55,6 +55,31 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theLatencyTestIsTheClientsSendPingPong() {
+        BenchOptions lat = parse("--lat", "-a", "h");
+        assertTrue(lat.latency());
+        assertEquals(BenchOptions.Op.SEND, lat.op(), "--lat without --op is the SEND test");
+        assertTrue(lat.warmupRun().latency(), "its warm-up connection runs the latency test too");
+        assertEquals(BenchOptions.Op.SEND, parse("--lat", "--op", "send", "h").op());
+        assertFalse(parse("h").latency());
+        assertEquals(BenchOptions.Op.WRITE, parse("h").op(), "the bandwidth test's default stays write");
+        assertTrue(parse("-q", "2").asServerOf(BenchOptions.Op.SEND, List.of(8), true, List.of()).latency());
+        String[][] refused = {
+            {"--lat"}, // the server follows the client's HELLO
+            {"--lat", "--op", "write", "h"},
+            {"--lat", "--op", "read", "h"},
+            {"--lat", "-t", "4", "h"},
+            {"--lat", "--rate", "1g", "h"},
+            {"--lat", "--fct", "h"},
+            {"--lat", "--report_gbits", "h"},
+        };
+        for (String[] args : refused) {
+            CommandError e = assertThrows(CommandError.class, () -> parse(args), String.join(" ", args));
+            assertTrue(e.getMessage().contains("--lat"), e.getMessage());
+        }
+    }
+
+    @Test
     void rejectsBadCombinations() {
         assertThrows(IllegalArgumentException.class, () -> parse("-a", "-s", "4096"));
         assertThrows(IllegalArgumentException.class, () -> parse("--op", "atomic"));

@@ -16,28 +16,42 @@ class BenchProtocolTest {
 
     @Test
     void roundTrips() {
-        BenchProtocol.Hello h = new BenchProtocol.Hello(BenchOptions.Op.READ, List.of(2, 4096), List.of(1000, 10), false);
+        BenchProtocol.Hello h = new BenchProtocol.Hello(BenchOptions.Op.READ, List.of(2, 4096), List.of(1000, 10), false, false);
         int n = BenchProtocol.writeHello(buf, h);
         assertEquals(h, BenchProtocol.readHello(buf, n));
         assertEquals(1010, h.totalMessages());
         RemoteMemory r = new RemoteMemory(0x1234_5678_9abcL, 77, 1 << 20);
         assertEquals(r, BenchProtocol.readReady(buf, BenchProtocol.writeReady(buf, r)));
         BenchProtocol.readDone(buf, BenchProtocol.writeDone(buf));
-        BenchProtocol.Hello w = new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(1 << 20), List.of(4), true);
+        BenchProtocol.Hello w = new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(1 << 20), List.of(4), true, false);
         assertEquals(w, BenchProtocol.readHello(buf, BenchProtocol.writeHello(buf, w)), "a warm-up HELLO says so");
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readDone(buf, 8), "a HELLO is not a DONE");
+        for (boolean warmup : new boolean[] {false, true}) {
+            BenchProtocol.Hello lat = new BenchProtocol.Hello(BenchOptions.Op.SEND, List.of(8, 4096), List.of(10, 10),
+                    warmup, true);
+            assertEquals(lat, BenchProtocol.readHello(buf, BenchProtocol.writeHello(buf, lat)),
+                    "a latency HELLO says so (warm-up " + warmup + ")");
+        }
+    }
+
+    @Test
+    void aLatencyHelloIsForSendsOnly() {
+        int n = BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5),
+                false, true));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
+        assertEquals("latency HELLO for WRITE: only SEND", e.getMessage());
     }
 
     @Test
     void rejectsMalformedMessages() {
-        int n = BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5), false));
+        int n = BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5), false, false));
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n - 1));
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readReady(buf, n));
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, 4));
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, 100_000));
         buf.putInt(8, 99); // operation out of range
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
-        BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5), false));
+        BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5), false, false));
         buf.putInt(16, 0); // size 0
         assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
         buf.putInt(0, 0xdeadbeef);

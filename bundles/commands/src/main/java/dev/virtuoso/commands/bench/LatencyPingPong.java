@@ -1,0 +1,197 @@
+package dev.virtuoso.commands.bench;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+import dev.virtuoso.api.ConnectionState;
+import dev.virtuoso.api.MemoryRegion;
+import dev.virtuoso.api.MpCompletion;
+import dev.virtuoso.api.MpOpcode;
+import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.VirtuosoException;
+
+/**
+ * The latency test's two loops, as perftest's {@code ib_send_lat}: the client posts its receive,
+ * sends one message and busy-polls for the answer, the server answers every message with one of
+ * the same length. Both poll their completions without blocking (a wake-up would be measured too),
+ * yielding between empty polls. Each side's data region has two halves of the largest size: the client sends from the
+ * first and receives into the second; the server receives into one half and sends it back from
+ * there while the next message goes into the other, so a receive never lands in a buffer being
+ * sent. The client numbers its messages (first 8 bytes, from 8 bytes on) and checks every answer's
+ * number and length.
+ */
+final class LatencyPingPong {
+    /** Sends allowed outstanding before the client waits for their completions (outside the clock). */
+    private static final int MAX_SENDS_BEHIND = 8;
+    /** wr_id of the messages this class sends (other send completions, e.g. READY's, are not counted). */
+    private static final long SEND_ID = -1;
+    private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(BenchEndpoint.COMPLETION_TIMEOUT_SECONDS);
+
+    private final MultipathConnection c;
+    private final MemoryRegion data;
+    private final ByteBuffer buffer;
+    /** Bytes in each half of the data region: the largest size. */
+    private final int half;
+    private final MpCompletion[] comps = new MpCompletion[16];
+    private long sendsOutstanding;
+
+    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half) {
+        this.c = c;
+        this.data = data;
+        this.buffer = buffer;
+        this.half = half;
+        for (int i = 0; i < comps.length; i++) {
+            comps[i] = new MpCompletion();
+        }
+    }
+
+    /**
+     * Client: {@code n} round trips of {@code size} bytes.
+     *
+     * @return half of each round trip, in nanoseconds
+     */
+    long[] measure(int size, int n) throws IOException, InterruptedException {
+        long[] halfRoundTrips = new long[n];
+        for (int i = 0; i < n; i++) {
+            c.postRecv(i, data, half, size);
+            if (size >= Long.BYTES) {
+                buffer.putLong(0, i);
+            }
+            long start = System.nanoTime();
+            post(size, 0);
+            MpCompletion answer = awaitReceive();
+            long end = System.nanoTime();
+            halfRoundTrips[i] = (end - start) / 2;
+            if (answer.byteLength() != size) {
+                throw new IOException("answer " + i + " has " + answer.byteLength() + " bytes, " + size + " sent");
+            }
+            if (size >= Long.BYTES && buffer.getLong(half) != i) {
+                throw new IOException("answer " + i + " carries message number " + buffer.getLong(half));
+            }
+            while (sendsOutstanding > MAX_SENDS_BEHIND) {
+                awaitSendsBelow(MAX_SENDS_BEHIND);
+            }
+        }
+        awaitSendsBelow(1);
+        return halfRoundTrips;
+    }
+
+    /**
+     * Server: answers {@code total} messages, each with one of the same length. The first receive
+     * must be posted (into the first half) before the client may send.
+     */
+    void answer(long total) throws IOException, InterruptedException {
+        int into = 0;
+        for (long m = 0; m < total; m++) {
+            MpCompletion got = awaitReceive();
+            int length = (int) got.byteLength();
+            if (m + 1 < total) {
+                c.postRecv(m + 1, data, (1 - into) * (long) half, half);
+            }
+            post(length, into * (long) half);
+            into = 1 - into;
+        }
+        awaitSendsBelow(1);
+    }
+
+    /** Server: posts the first receive, before its READY. */
+    void postFirstReceive() throws VirtuosoException {
+        c.postRecv(0, data, 0, half);
+    }
+
+    private void post(int length, long offset) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        while (true) {
+            try {
+                c.postSend(SEND_ID, data, offset, length);
+                sendsOutstanding++;
+                return;
+            } catch (VirtuosoException e) {
+                if (e.reason() != VirtuosoException.Reason.QUEUE_FULL || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                awaitSendsBelow(sendsOutstanding); // one send completion frees the queue
+            }
+        }
+    }
+
+    /** Spins until a receive completes (send completions met on the way are counted). */
+    private MpCompletion awaitReceive() throws IOException, InterruptedException {
+        long deadline = 0;
+        for (int spins = 0;; spins++) {
+            int k = c.pollCompletions(comps);
+            MpCompletion received = null;
+            for (int j = 0; j < k; j++) {
+                MpCompletion x = check(comps[j]);
+                if (x.opcode() == MpOpcode.RECV) {
+                    received = x;
+                } else {
+                    sent(x);
+                }
+            }
+            if (received != null) {
+                return received;
+            }
+            if (k == 0) {
+                deadline = idle(spins, deadline, "a message");
+            }
+        }
+    }
+
+    private void awaitSendsBelow(long limit) throws IOException, InterruptedException {
+        long deadline = 0;
+        for (int spins = 0; sendsOutstanding >= limit; spins++) {
+            int k = c.pollCompletions(comps);
+            for (int j = 0; j < k; j++) {
+                if (check(comps[j]).opcode() != MpOpcode.SEND) {
+                    throw new IOException("unexpected " + comps[j].opcode() + " completion");
+                }
+                sent(comps[j]);
+            }
+            if (k == 0) {
+                deadline = idle(spins, deadline, "a send completion");
+            }
+        }
+    }
+
+    /**
+     * An empty poll: yield (the engine's and a soft RNIC's threads need a core where there are
+     * few; where there are enough, nobody else wants this one and the yield returns at once), and
+     * every 1024 polls look at the clock and the connection.
+     */
+    private long idle(int spins, long deadline, String what) throws IOException, InterruptedException {
+        Thread.yield();
+        if ((spins & 1023) != 0) {
+            return deadline;
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long now = System.nanoTime();
+        if (deadline == 0) {
+            return now + TIMEOUT_NANOS;
+        }
+        if (c.state() != ConnectionState.ESTABLISHED) {
+            throw new IOException("the connection ended (" + c.state() + ") while waiting for " + what);
+        }
+        if (now - deadline > 0) {
+            throw new IOException("no " + what + " within " + BenchEndpoint.COMPLETION_TIMEOUT_SECONDS + " s");
+        }
+        return deadline;
+    }
+
+    private void sent(MpCompletion x) {
+        if (x.wrId() == SEND_ID) {
+            sendsOutstanding--;
+        }
+    }
+
+    private MpCompletion check(MpCompletion x) throws IOException {
+        if (!x.ok()) {
+            throw new IOException("MP_" + x.opcode() + " failed: " + x.status()
+                    + (x.detail() != null ? " (" + x.detail() + ")" : "") + "; " + BenchClient.pathSummary(c.pathStats()));
+        }
+        return x;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.virtuoso.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code virtuoso bench --lat} end to end, as users run it: the server in a process of its own,
+ * the client through {@link Main} here, on the soft RNIC over loopback (two paths, UDP ports chosen
+ * by the system). Every answer's message number and length is checked by the client itself; here
+ * the table's row, the JSON file and the server's count of answered messages.
+ */
+class BenchLatencyTest {
+
+    @Test
+    void theClientMeasuresAPingPongTheServerAnswers(@TempDir Path dir) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process server = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                "-Dvirtuoso.bundles=" + Main.bundlesDir(), Main.class.getName(), "bench", "-q", "2", "-p",
+                String.valueOf(port), "--udp-port", "0", "--wait", "60").redirectErrorStream(true).start();
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        Thread drain = new Thread(() -> {
+            try {
+                server.getInputStream().transferTo(serverOut);
+            } catch (Exception e) {
+                // the process ended
+            }
+        }, "bench-server-output");
+        drain.start();
+        try {
+            Path json = dir.resolve("lat.json");
+            String client = runClient(port, json);
+            assertTrue(client.contains("Send Latency Test"), client);
+            for (int size : List.of(8)) {
+                Matcher m = Pattern.compile("(?m)^ " + size + " +300 +([0-9.]+) +([0-9.]+) +([0-9.]+) ").matcher(client);
+                assertTrue(m.find(), "a row for " + size + " B, 300 iterations: " + client);
+                double min = Double.parseDouble(m.group(1));
+                double typical = Double.parseDouble(m.group(3));
+                assertTrue(min > 0 && min <= typical, "t_min " + min + " <= t_typical " + typical);
+            }
+            String j = Files.readString(json);
+            assertTrue(j.contains("\"test\": \"send_lat\"") && j.contains("\"paths\": 2,")
+                    && j.contains("{\"bytes\": 8, \"iterations\": 300, \"t_min\": "), j);
+            assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server ends after the client's DONE");
+            drain.join(10_000);
+            String s = serverOut.toString(StandardCharsets.UTF_8);
+            assertEquals(0, server.exitValue(), s);
+            assertTrue(s.contains("served the Send latency test: 300 message(s) answered"), s);
+        } finally {
+            server.destroyForcibly();
+        }
+    }
+
+    /** Retries while the server's listener is not up yet; returns the client's standard output. */
+    private static String runClient(int port, Path json) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            PrintStream saved = System.out;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code;
+            try {
+                System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+                code = Main.run(new String[] {"bench", "--lat", "-q", "2", "-s", "8", "-n", "300", "-p",
+                    String.valueOf(port), "--udp-port", "0", "--json-file", json.toString(), "127.0.0.1"}, System.out,
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+            } finally {
+                System.setOut(saved);
+            }
+            String e = err.toString(StandardCharsets.UTF_8);
+            if (code == Main.OK) {
+                return out.toString(StandardCharsets.UTF_8);
+            }
+            if (!e.contains("Connection refused") || System.nanoTime() > deadline) {
+                throw new AssertionError("client exit " + code + ": " + e + out.toString(StandardCharsets.UTF_8));
+            }
+            Thread.sleep(500);
+        }
+    }
+}

@@ -60,6 +60,7 @@ import dev.virtuoso.util.TypedProperties;
 @Component(service = MultipathConnector.class, configurationPid = ConnectorComponent.PID)
 @Designate(ocd = ConnectorComponent.Config.class)
 public final class ConnectorComponent implements MultipathConnector {
+    private static final System.Logger LOG = System.getLogger(ConnectorComponent.class.getName());
     /** Configuration PID. */
     public static final String PID = "dev.virtuoso.qpmanager";
     /** Longest wait in the monitor factory's unbind for the connections to stop using it. */
@@ -169,6 +170,10 @@ public final class ConnectorComponent implements MultipathConnector {
     private volatile Connector connector;
     private EngineGroup engines;
     private long engineStopMillis;
+    /** The settings read only at activation, as activated ({@link #activationSettings}). */
+    private String activatedWith;
+    /** Such settings changed since activation and not yet in effect, or null. */
+    private volatile String awaitingActivation;
     private volatile PathMonitorFactory monitors;
     private volatile byte[] secret;
     private ConnectionPublisher publisher;
@@ -220,6 +225,7 @@ public final class ConnectorComponent implements MultipathConnector {
         engines = new EngineGroup(agents, TimeUnit.MICROSECONDS.toNanos(config.engineSpinMicros()),
                 config.engineInvokeOnPoll());
         engineStopMillis = config.engineStopMillis();
+        activatedWith = activationSettings(config);
         Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines,
                 config.controlThreads());
         c.bootstrapLimits(limits);
@@ -238,6 +244,26 @@ public final class ConnectorComponent implements MultipathConnector {
         connector.settings(settings(config));
         connector.bootstrapLimits(bootstrapLimits(config));
         secret = s;
+        engineStopMillis = config.engineStopMillis();
+        String wanted = activationSettings(config);
+        awaitingActivation = wanted.equals(activatedWith) ? null : wanted;
+        if (awaitingActivation != null) {
+            // the engine agents and control threads serve the open connections: they are not
+            // replaced under them, so say so instead of silently keeping the old values
+            LOG.log(System.Logger.Level.WARNING, PID + ": " + wanted + " take effect when the component is "
+                    + "activated again (restart bundle dev.virtuoso.qpmanager); running with " + activatedWith);
+        }
+    }
+
+    /** The settings read only when the component activates (metatype: "Read when the component activates"). */
+    static String activationSettings(Config c) {
+        return "engineAgents=" + c.engineAgents() + " engineSpinMicros=" + c.engineSpinMicros()
+                + " engineInvokeOnPoll=" + c.engineInvokeOnPoll() + " controlThreads=" + c.controlThreads();
+    }
+
+    /** @return settings read only at activation that were changed since and are not in effect, or null */
+    String awaitingActivation() {
+        return awaitingActivation;
     }
 
     /** @return the engine group serving this component's connections (tests) */

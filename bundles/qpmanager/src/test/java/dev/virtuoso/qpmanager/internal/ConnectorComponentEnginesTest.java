@@ -1,6 +1,8 @@
 package dev.virtuoso.qpmanager.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -152,6 +154,33 @@ class ConnectorComponentEnginesTest {
             assertEquals(EngineGroup.DEFAULT_ACTIVE_SPIN_NANOS, c.engines().activeSpinNanos());
         } finally {
             c.deactivate();
+        }
+    }
+
+    @Test
+    void engineSettingsChangedWhileActiveAreReportedAsAwaitingActivationNotSilentlyIgnored() throws Exception {
+        ConnectorComponent c = component(Map.of("publishConnections", false));
+        try {
+            EngineGroup before = c.engines();
+            c.modified(config(Map.of("publishConnections", false, "heartbeatMillis", 500L)));
+            assertEquals(null, c.awaitingActivation(), "a setting the component applies at once");
+            c.modified(config(Map.of("publishConnections", false, "engineInvokeOnPoll", true, "engineSpinMicros", 10L)));
+            assertSame(before, c.engines(), "the open connections keep their engine");
+            assertFalse(c.engines().invokeOnPoll());
+            String pending = c.awaitingActivation();
+            assertTrue(pending != null && pending.contains("engineInvokeOnPoll=true")
+                    && pending.contains("engineSpinMicros=10"), String.valueOf(pending));
+            c.modified(config(Map.of("publishConnections", false)));
+            assertEquals(null, c.awaitingActivation(), "back to what is running");
+        } finally {
+            c.deactivate();
+        }
+        ConnectorComponent again = component(Map.of("publishConnections", false, "engineInvokeOnPoll", true));
+        try {
+            assertTrue(again.engines().invokeOnPoll(), "read at activation");
+            assertEquals(null, again.awaitingActivation());
+        } finally {
+            again.deactivate();
         }
     }
 

@@ -85,6 +85,15 @@ final class EmbeddedFramework implements AutoCloseable {
      * @throws IOException listing every bundle that is missing, failed to install or to start
      */
     List<Bundle> installAndStart(List<FeatureBundle> bundles, StagedBundles staged) throws IOException {
+        return installAndStart(bundles, staged, b -> { });
+    }
+
+    /**
+     * As {@link #installAndStart(List, StagedBundles)}, calling {@code started} after each bundle
+     * started (before the next one starts).
+     */
+    List<Bundle> installAndStart(List<FeatureBundle> bundles, StagedBundles staged, BundleStarted started)
+            throws IOException {
         List<String> problems = new ArrayList<>();
         List<Bundle> installed = new ArrayList<>();
         List<FeatureBundle> toStart = new ArrayList<>();
@@ -112,6 +121,7 @@ final class EmbeddedFramework implements AutoCloseable {
             Bundle bundle = ctx.getBundle(staged.jar(b.location()).toUri().toString());
             try {
                 bundle.start();
+                started.started(bundle);
             } catch (BundleException e) {
                 problems.add(bundle.getSymbolicName() + " (" + b.location() + "): " + e.getMessage());
             }
@@ -120,6 +130,13 @@ final class EmbeddedFramework implements AutoCloseable {
             throw new IOException("the features did not start:\n  " + String.join("\n  ", problems));
         }
         return installed;
+    }
+
+    /** Called after a bundle of {@link #installAndStart} started. */
+    @FunctionalInterface
+    interface BundleStarted {
+        /** @param bundle the bundle that started @throws BundleException to report it as not started */
+        void started(Bundle bundle) throws BundleException;
     }
 
     /**

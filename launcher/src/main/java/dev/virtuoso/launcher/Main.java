@@ -110,7 +110,13 @@ public final class Main {
         Thread hook = new Thread(fw::close, "virtuoso-launcher-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            List<Bundle> installed = fw.installAndStart(bundles, staged);
+            LauncherConfigs configs = new LauncherConfigs(args.configs());
+            List<Bundle> installed = fw.installAndStart(bundles, staged, configs);
+            if (!args.configs().isEmpty() && !configs.applied()) {
+                err.println(name + ": --config: Configuration Admin (" + LauncherConfigs.CONFIG_ADMIN_BUNDLE
+                        + ") is not among the started bundles");
+                return FAILED;
+            }
             if (args.verbose()) {
                 for (Bundle b : installed) {
                     err.println("[launcher] " + b.getSymbolicName() + " " + b.getVersion() + " state " + b.getState());

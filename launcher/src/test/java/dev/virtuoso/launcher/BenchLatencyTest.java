@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -27,14 +28,31 @@ class BenchLatencyTest {
 
     @Test
     void theClientMeasuresAPingPongTheServerAnswers(@TempDir Path dir) throws Exception {
+        String client = pingPong(dir, List.of());
+        assertTrue(client.contains(" Engine (configured)  : agents\n"), client);
+    }
+
+    /** The launcher's --config reaches the components before they activate, on both sides. */
+    @Test
+    void withTheEngineRunByThePollingThreadsThroughTheLaunchersConfig(@TempDir Path dir) throws Exception {
+        String client = pingPong(dir, List.of("--config", "dev.virtuoso.qpmanager:engineInvokeOnPoll=true",
+                "--config=dev.virtuoso.verbs.soft:invokeOnPoll=true,yieldMicros=50"));
+        assertTrue(client.contains(" Engine (configured)  : run by the polling threads (engineInvokeOnPoll); soft RNIC"
+                + " run by its CQ pollers (invokeOnPoll)\n"), client);
+    }
+
+    /** @return the client's output, after checking it and the server's */
+    private static String pingPong(Path dir, List<String> launcherOptions) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process server = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "-Dvirtuoso.bundles=" + Main.bundlesDir(), Main.class.getName(), "bench", "-q", "2", "-p",
-                String.valueOf(port), "--udp-port", "0", "--wait", "60").redirectErrorStream(true).start();
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
+                "-Dvirtuoso.bundles=" + Main.bundlesDir(), Main.class.getName()));
+        command.addAll(launcherOptions);
+        command.addAll(List.of("bench", "-q", "2", "-p", String.valueOf(port), "--udp-port", "0", "--wait", "60"));
+        Process server = new ProcessBuilder(command).redirectErrorStream(true).start();
         ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
         Thread drain = new Thread(() -> {
             try {
@@ -46,7 +64,7 @@ class BenchLatencyTest {
         drain.start();
         try {
             Path json = dir.resolve("lat.json");
-            String client = runClient(port, json);
+            String client = runClient(port, json, launcherOptions);
             assertTrue(client.contains("Send Latency Test"), client);
             for (int size : List.of(8)) {
                 Matcher m = Pattern.compile("(?m)^ " + size + " +300 +([0-9.]+) +([0-9.]+) +([0-9.]+) ").matcher(client);
@@ -63,13 +81,16 @@ class BenchLatencyTest {
             String s = serverOut.toString(StandardCharsets.UTF_8);
             assertEquals(0, server.exitValue(), s);
             assertTrue(s.contains("served the Send latency test: 300 message(s) answered"), s);
+            String engine = client.lines().filter(l -> l.startsWith(" Engine")).findFirst().orElse("no engine line");
+            assertTrue(s.contains(engine + "\n"), "the server runs the same engine: " + s);
+            return client;
         } finally {
             server.destroyForcibly();
         }
     }
 
     /** Retries while the server's listener is not up yet; returns the client's standard output. */
-    private static String runClient(int port, Path json) throws Exception {
+    private static String runClient(int port, Path json, List<String> launcherOptions) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             PrintStream saved = System.out;
@@ -78,9 +99,10 @@ class BenchLatencyTest {
             int code;
             try {
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-                code = Main.run(new String[] {"bench", "--lat", "-q", "2", "-s", "8", "-n", "300", "-p",
-                    String.valueOf(port), "--udp-port", "0", "--json-file", json.toString(), "127.0.0.1"}, System.out,
-                        new PrintStream(err, true, StandardCharsets.UTF_8));
+                List<String> args = new ArrayList<>(launcherOptions);
+                args.addAll(List.of("bench", "--lat", "-q", "2", "-s", "8", "-n", "300", "-p", String.valueOf(port),
+                        "--udp-port", "0", "--json-file", json.toString(), "127.0.0.1"));
+                code = Main.run(args.toArray(String[]::new), System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
             } finally {
                 System.setOut(saved);
             }

@@ -22,6 +22,20 @@ class LauncherArgsTest {
     }
 
     @Test
+    void configsArePidKeyValueListsAndALaterValueWins() throws Exception {
+        LauncherArgs a = LauncherArgs.parse(new String[] {"--config", "dev.virtuoso.qpmanager:engineInvokeOnPoll=true",
+            "--config=dev.virtuoso.verbs.soft:invokeOnPoll=true, yieldMicros = 50",
+            "--config", "dev.virtuoso.qpmanager:engineSpinMicros=0,engineInvokeOnPoll=false", "bench", "h"});
+        assertEquals(java.util.Map.of("dev.virtuoso.qpmanager", java.util.Map.of("engineInvokeOnPoll", "false",
+                "engineSpinMicros", "0"), "dev.virtuoso.verbs.soft", java.util.Map.of("invokeOnPoll", "true",
+                "yieldMicros", "50")), a.configs());
+        assertEquals(List.of("h"), a.args());
+        assertEquals(java.util.Map.of(), LauncherArgs.parse(new String[] {"demo"}).configs());
+        assertEquals(java.util.Map.of("p", java.util.Map.of("k", "")),
+                LauncherArgs.parse(new String[] {"--config", "p:k=", "demo"}).configs(), "an empty value is a value");
+    }
+
+    @Test
     void helpForms() throws Exception {
         assertTrue(LauncherArgs.parse(new String[] {"--help"}).helpOnly());
         assertTrue(LauncherArgs.parse(new String[] {"help"}).helpOnly());
@@ -33,7 +47,9 @@ class LauncherArgsTest {
     @Test
     void badLinesAreUsageErrors() {
         for (String[] bad : new String[][] {{}, {"frobnicate"}, {"--bogus", "demo"}, {"--feature"}, {"-v"},
-            {"shell", "extra"}, {"help", "nothing"}}) {
+            {"shell", "extra"}, {"help", "nothing"}, {"--config"}, {"--config", "noColon", "demo"},
+            {"--config", ":k=v", "demo"}, {"--config", "pid:", "demo"}, {"--config", "pid:novalue", "demo"},
+            {"--config", "pid:k=v,", "demo"}, {"--config", "pid:=v", "demo"}, {"--config", "bad pid:k=v", "demo"}}) {
             assertThrows(UsageException.class, () -> LauncherArgs.parse(bad), String.join(" ", bad));
         }
     }

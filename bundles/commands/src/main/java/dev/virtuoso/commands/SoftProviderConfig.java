@@ -17,8 +17,9 @@ import dev.virtuoso.spi.verbs.VerbsException;
 /**
  * Configures the soft RNIC provider through ConfigAdmin (its PID {@value #PID}: {@code wire},
  * {@code fabricSpec}, {@code devices}, {@code udpPort}) and waits until the re-created
- * {@code provider=soft} service lists the expected devices. {@link #close()} puts back the
- * configuration that was there before. One instance per use; not thread-safe.
+ * {@code provider=soft} service lists the expected devices; the previous configuration's other
+ * properties (the soft RNIC's tuning) are kept. {@link #close()} puts back the configuration that
+ * was there before. One instance per use; not thread-safe.
  */
 public final class SoftProviderConfig implements AutoCloseable {
 
@@ -26,6 +27,8 @@ public final class SoftProviderConfig implements AutoCloseable {
     public static final String PID = "dev.virtuoso.verbs.soft";
     /** Provider name of the soft RNIC. */
     public static final String PROVIDER = "soft";
+    /** The properties this class sets (a previous configuration's other properties are kept). */
+    private static final Set<String> WIRE_KEYS = Set.of("wire", "fabricSpec", "devices", "udpPort", "windowPackets");
 
     private final VirtuosoServices services;
     private final Configuration configuration;
@@ -105,7 +108,19 @@ public final class SoftProviderConfig implements AutoCloseable {
         ConfigurationAdmin ca = services.configAdmin();
         Configuration c = ca.getConfiguration(PID, "?");
         Dictionary<String, Object> previous = c.getProperties();
-        c.update(props);
+        // the devices and the wire are this command's; any other setting of the soft RNIC (its idle
+        // strategy, invokeOnPoll, e.g. from the launcher's --config) stays as configured
+        Hashtable<String, Object> merged = new Hashtable<>();
+        if (previous != null) {
+            for (java.util.Enumeration<String> keys = previous.keys(); keys.hasMoreElements();) {
+                String k = keys.nextElement();
+                if (!WIRE_KEYS.contains(k)) {
+                    merged.put(k, previous.get(k));
+                }
+            }
+        }
+        merged.putAll(props);
+        c.update(merged);
         SoftProviderConfig applied = new SoftProviderConfig(services, c, previous);
         try {
             applied.awaitDevices(devices, 10, TimeUnit.SECONDS);

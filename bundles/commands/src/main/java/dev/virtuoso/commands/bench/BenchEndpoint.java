@@ -43,6 +43,8 @@ final class BenchEndpoint implements AutoCloseable {
     final List<InetAddress> vnics;
     final ConnectOptions options;
     private final SoftProviderConfig softConfig;
+    /** How the engine runs, from the configuration ({@link #engineMode}), for the header and JSON. */
+    String engine = "agents";
     MultipathConnection connection;
     MemoryRegion data;
     ByteBuffer dataBuffer;
@@ -127,7 +129,35 @@ final class BenchEndpoint implements AutoCloseable {
         if (o.secret() != null) {
             b.sharedSecret(o.secret());
         }
-        return new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
+        BenchEndpoint e = new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
+        e.engine = engineMode(services, provider);
+        return e;
+    }
+
+    /**
+     * @return "agents", or that the polling threads run the engine ({@code engineInvokeOnPoll} of the
+     *     connector's configuration) and, on the soft RNIC, whether they run its engine too
+     */
+    static String engineMode(VirtuosoServices services, String provider) {
+        boolean core = configured(services, "dev.virtuoso.qpmanager", "engineInvokeOnPoll");
+        String mode = core ? "run by the polling threads (engineInvokeOnPoll)" : "agents";
+        if (provider.equals("soft") && configured(services, SoftProviderConfig.PID, "invokeOnPoll")) {
+            mode += "; soft RNIC run by its CQ pollers (invokeOnPoll)";
+        }
+        return mode;
+    }
+
+    /** @return whether the boolean property is configured true (false without ConfigAdmin or configuration) */
+    private static boolean configured(VirtuosoServices services, String pid, String key) {
+        try {
+            org.osgi.service.cm.Configuration[] cs = services.configAdmin()
+                    .listConfigurations("(" + org.osgi.framework.Constants.SERVICE_PID + "=" + pid + ")");
+            Object v = cs == null || cs.length == 0 || cs[0].getProperties() == null ? null
+                    : cs[0].getProperties().get(key);
+            return v != null && Boolean.parseBoolean(String.valueOf(v));
+        } catch (IOException | org.osgi.framework.InvalidSyntaxException e) {
+            return false;
+        }
     }
 
     /**

@@ -32,6 +32,7 @@ final class BenchReport {
         out.printf(Locale.ROOT, " %-20s : %s%n", "Load balancer", e.options.loadBalancer());
         out.printf(Locale.ROOT, " %-20s : %s%n", "Congestion avoid.", e.options.congestionAvoidance());
         out.printf(Locale.ROOT, " %-20s : %d[B]%n", "Mtu", e.options.mtu());
+        out.printf(Locale.ROOT, " %-20s : %s%n", "Engine (configured)", e.engine);
         out.printf(Locale.ROOT, " %-20s : %d%n", "Tx depth", o.latency() ? 1 : o.txDepth());
         if (o.client() && o.warmup() > 0) {
             out.printf(Locale.ROOT, " %-20s : %d iterations per size on a first connection%n", "Warm-up", o.warmup());

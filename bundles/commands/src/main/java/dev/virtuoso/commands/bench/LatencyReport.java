@@ -31,6 +31,7 @@ final class LatencyReport {
         sb.append("  \"load_balancer\": \"").append(BenchReport.escape(e.options.loadBalancer())).append("\",\n");
         sb.append("  \"congestion_avoidance\": \"").append(BenchReport.escape(e.options.congestionAvoidance()))
                 .append("\",\n");
+        sb.append("  \"engine\": \"").append(BenchReport.escape(e.engine)).append("\",\n");
         sb.append("  \"warmup_iterations\": ").append(o.warmup()).append(",\n");
         sb.append("  \"unit\": \"usec, half round trip\",\n");
         sb.append("  \"results\": [");

@@ -28,7 +28,14 @@ class BenchLatencyTest {
 
     @Test
     void theClientMeasuresAPingPongTheServerAnswers(@TempDir Path dir) throws Exception {
-        String client = pingPong(dir, List.of());
+        String client = pingPong(dir, List.of(), "send");
+        assertTrue(client.contains(" Engine (configured)  : agents\n"), client);
+    }
+
+    /** MP_WRITE and a notice each way: the server writes the client's bytes back and tells it. */
+    @Test
+    void theWriteTestWritesBackAndTells(@TempDir Path dir) throws Exception {
+        String client = pingPong(dir, List.of(), "write");
         assertTrue(client.contains(" Engine (configured)  : agents\n"), client);
     }
 
@@ -36,13 +43,13 @@ class BenchLatencyTest {
     @Test
     void withTheEngineRunByThePollingThreadsThroughTheLaunchersConfig(@TempDir Path dir) throws Exception {
         String client = pingPong(dir, List.of("--config", "dev.virtuoso.qpmanager:engineInvokeOnPoll=true",
-                "--config=dev.virtuoso.verbs.soft:invokeOnPoll=true,yieldMicros=50"));
+                "--config=dev.virtuoso.verbs.soft:invokeOnPoll=true,yieldMicros=50"), "send");
         assertTrue(client.contains(" Engine (configured)  : run by the polling threads (engineInvokeOnPoll); soft RNIC"
                 + " run by its CQ pollers (invokeOnPoll)\n"), client);
     }
 
     /** @return the client's output, after checking it and the server's */
-    private static String pingPong(Path dir, List<String> launcherOptions) throws Exception {
+    private static String pingPong(Path dir, List<String> launcherOptions, String op) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -64,8 +71,9 @@ class BenchLatencyTest {
         drain.start();
         try {
             Path json = dir.resolve("lat.json");
-            String client = runClient(port, json, launcherOptions);
-            assertTrue(client.contains("Send Latency Test"), client);
+            String client = runClient(port, json, launcherOptions, op);
+            String title = op.equals("write") ? "RDMA_Write" : "Send";
+            assertTrue(client.contains(title + " Latency Test"), client);
             for (int size : List.of(8)) {
                 Matcher m = Pattern.compile("(?m)^ " + size + " +300 +([0-9.]+) +([0-9.]+) +([0-9.]+) ").matcher(client);
                 assertTrue(m.find(), "a row for " + size + " B, 300 iterations: " + client);
@@ -74,13 +82,13 @@ class BenchLatencyTest {
                 assertTrue(min > 0 && min <= typical, "t_min " + min + " <= t_typical " + typical);
             }
             String j = Files.readString(json);
-            assertTrue(j.contains("\"test\": \"send_lat\"") && j.contains("\"paths\": 2,")
+            assertTrue(j.contains("\"test\": \"" + op + "_lat\"") && j.contains("\"paths\": 2,")
                     && j.contains("{\"bytes\": 8, \"iterations\": 300, \"t_min\": "), j);
             assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server ends after the client's DONE");
             drain.join(10_000);
             String s = serverOut.toString(StandardCharsets.UTF_8);
             assertEquals(0, server.exitValue(), s);
-            assertTrue(s.contains("served the Send latency test: 300 message(s) answered"), s);
+            assertTrue(s.contains("served the " + title + " latency test: 300 message(s) answered"), s);
             String engine = client.lines().filter(l -> l.startsWith(" Engine")).findFirst().orElse("no engine line");
             assertTrue(s.contains(engine + "\n"), "the server runs the same engine: " + s);
             return client;
@@ -90,7 +98,7 @@ class BenchLatencyTest {
     }
 
     /** Retries while the server's listener is not up yet; returns the client's standard output. */
-    private static String runClient(int port, Path json, List<String> launcherOptions) throws Exception {
+    private static String runClient(int port, Path json, List<String> launcherOptions, String op) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             PrintStream saved = System.out;
@@ -100,7 +108,7 @@ class BenchLatencyTest {
             try {
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
                 List<String> args = new ArrayList<>(launcherOptions);
-                args.addAll(List.of("bench", "--lat", "-q", "2", "-s", "8", "-n", "300", "-p", String.valueOf(port),
+                args.addAll(List.of("bench", "--lat", "--op", op, "-q", "2", "-s", "8", "-n", "300", "-p", String.valueOf(port),
                         "--udp-port", "0", "--json-file", json.toString(), "127.0.0.1"));
                 code = Main.run(args.toArray(String[]::new), System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
             } finally {

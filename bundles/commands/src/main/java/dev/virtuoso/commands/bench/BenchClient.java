@@ -57,8 +57,9 @@ final class BenchClient {
             iters.add(o.iterationsFor(s));
         }
         c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
+        // the WRITE latency test's answers are written into the second half of this side's region
         int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters, !report,
-                o.latency()));
+                o.latency(), o.latency() && o.op() == BenchOptions.Op.WRITE ? e.data.remote() : null));
         c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
         long readyLength = awaitSendAndRecv(e);
         RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
@@ -66,7 +67,7 @@ final class BenchClient {
             throw new IOException("the server's region has " + region.length() + " bytes, " + o.maxSize() + " needed");
         }
         if (o.latency()) {
-            latency(o, e, server, iters, out);
+            latency(o, e, server, region, iters, out);
             return rows;
         }
         if (o.op() == BenchOptions.Op.SEND) {
@@ -113,18 +114,22 @@ final class BenchClient {
      * The latency test's sizes, then DONE (the server answers every message, so no receive for its
      * DONE may be posted before the last answer: MP_RECVs are matched in order).
      */
-    private static void latency(BenchOptions o, BenchEndpoint e, InetSocketAddress server, List<Integer> iters,
-            PrintStream out) throws IOException, InterruptedException {
+    private static void latency(BenchOptions o, BenchEndpoint e, InetSocketAddress server, RemoteMemory region,
+            List<Integer> iters, PrintStream out) throws IOException, InterruptedException {
         boolean report = out != null;
         if (report && !o.json()) {
             BenchReport.header(out, o, e, server.toString());
             LatencyReport.tableHead(out);
         }
-        LatencyPingPong pingPong = new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize());
+        boolean write = o.op() == BenchOptions.Op.WRITE;
+        LatencyPingPong pingPong = write
+                ? new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize(), e.control, e.controlBuffer, region)
+                : new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize());
         List<LatencyResult> rows = new ArrayList<>();
         for (int i = 0; i < o.sizes().size(); i++) {
             int size = o.sizes().get(i);
-            LatencyResult r = LatencyResult.of(size, pingPong.measure(size, iters.get(i)));
+            long[] halfRoundTrips = write ? pingPong.measureWrite(size, iters.get(i)) : pingPong.measure(size, iters.get(i));
+            LatencyResult r = LatencyResult.of(size, halfRoundTrips);
             rows.add(r);
             if (report && !o.json()) {
                 LatencyReport.row(out, r);

@@ -50,8 +50,9 @@ import dev.virtuoso.commands.cli.Units;
  *     ({@link #listenAddress})
  * @param warmup client: iterations per size run on a first connection that is not measured (0: none;
  *     its HELLO tells the server, which needs no option for it)
- * @param latency client: a latency test (perftest's {@code ib_send_lat}): MP_SEND ping-pong, one
- *     message outstanding, half of each round trip reported (its HELLO tells the server)
+ * @param latency client: a latency test (perftest's {@code ib_send_lat}): MP_SEND ping-pong, or MP_WRITE
+ *     and a notice each way ({@link Op#WRITE}), one message outstanding, half of each round trip
+ *     reported (its HELLO tells the server)
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
@@ -121,8 +122,9 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                     + " not measured, so the JIT has compiled the data path on both sides; the measured connection's"
                     + " policies start afresh (the server follows the client's HELLO: there the option has no effect)")
             .flag((char) 0, "lat", "client: latency test instead of bandwidth (perftest's ib_send_lat): MP_SEND"
-                    + " ping-pong, one message at a time, half of each round trip in microseconds (t_min, t_typical ="
-                    + " median, 99% and 99.9% percentiles); only --op send; the server follows the client's HELLO");
+                    + " ping-pong (default), or with --op write an MP_WRITE and, once it completed, a 16-byte MP_SEND"
+                    + " notice each way; one message at a time, half of each round trip in microseconds (t_min,"
+                    + " t_typical = median, 99% and 99.9% percentiles); the server follows the client's HELLO");
 
     /**
      * @param a parsed command line (not a help request)
@@ -219,9 +221,9 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
         if (host == null) {
             throw new CommandError("--lat is the client's choice (with a HOST): the server follows its HELLO");
         }
-        if (op != Op.SEND) {
-            throw new CommandError("--lat measures MP_SEND ping-pong: --op " + op.name().toLowerCase(Locale.ROOT)
-                    + " is not supported with it");
+        if (op == Op.READ) {
+            throw new CommandError("--lat measures MP_SEND, or MP_WRITE and a notice (--op write): --op read is not"
+                    + " supported with it");
         }
         for (String bw : List.of("tx-depth", "rate", "fct", "report_gbits")) {
             if (a.has(bw)) {

@@ -38,10 +38,19 @@ public final class BenchProtocol {
      * @param sizes message sizes
      * @param iterations iterations of each size
      * @param warmup a warm-up run (not measured; the measured connection follows)
-     * @param latency the latency test: the server sends every message back (op is SEND)
+     * @param latency the latency test: the server answers every message (op is SEND or WRITE)
+     * @param region the client's data region, which the server's answers of the WRITE latency test
+     *     are written into; {@code null} otherwise
      */
     public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup,
-            boolean latency) {
+            boolean latency, RemoteMemory region) {
+
+        /** A hello without a region (every test but the WRITE latency test). */
+        public Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup,
+                boolean latency) {
+            this(op, sizes, iterations, warmup, latency, null);
+        }
+
         /** @return messages the client will MP_SEND in total (SEND test) */
         public long totalMessages() {
             long n = 0;
@@ -59,6 +68,9 @@ public final class BenchProtocol {
         b.putInt(MAGIC).putInt(type).putInt(h.op().ordinal()).putInt(h.sizes().size());
         for (int i = 0; i < h.sizes().size(); i++) {
             b.putInt(h.sizes().get(i)).putInt(h.iterations().get(i));
+        }
+        if (h.region() != null) {
+            h.region().writeTo(b);
         }
         return b.position();
     }
@@ -79,8 +91,12 @@ public final class BenchProtocol {
         if (op < 0 || op >= BenchOptions.Op.values().length || n < 1 || n > MAX_SIZES || length < 16 + 8 * n) {
             throw new IllegalStateException("malformed HELLO from the client");
         }
-        if (latency && op != BenchOptions.Op.SEND.ordinal()) {
-            throw new IllegalStateException("latency HELLO for " + BenchOptions.Op.values()[op] + ": only SEND");
+        if (latency && op == BenchOptions.Op.READ.ordinal()) {
+            throw new IllegalStateException("latency HELLO for READ: only SEND and WRITE");
+        }
+        boolean withRegion = latency && op == BenchOptions.Op.WRITE.ordinal();
+        if (withRegion && length < 16 + 8 * n + RemoteMemory.ENCODED_BYTES) {
+            throw new IllegalStateException("WRITE latency HELLO without the client's region");
         }
         List<Integer> sizes = new ArrayList<>();
         List<Integer> iters = new ArrayList<>();
@@ -93,7 +109,15 @@ public final class BenchProtocol {
             sizes.add(size);
             iters.add(it);
         }
-        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup, latency);
+        RemoteMemory region = null;
+        if (withRegion) {
+            try {
+                region = RemoteMemory.readFrom(b);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("malformed region in the client's HELLO: " + e.getMessage(), e);
+            }
+        }
+        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup, latency, region);
     }
 
     /** @param buf destination @param region the server's data region @return bytes written */

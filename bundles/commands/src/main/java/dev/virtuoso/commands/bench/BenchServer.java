@@ -66,7 +66,9 @@ final class BenchServer {
         e.attachData(h.latency() ? 2 * max : max); // latency: a half to receive into while the other is sent
         long expected = h.totalMessages();
         int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
-        LatencyPingPong pingPong = h.latency() ? new LatencyPingPong(c, e.data, e.dataBuffer, max) : null;
+        LatencyPingPong pingPong = !h.latency() ? null : h.op() == BenchOptions.Op.WRITE
+                ? new LatencyPingPong(c, e.data, e.dataBuffer, max, e.control, e.controlBuffer, h.region())
+                : new LatencyPingPong(c, e.data, e.dataBuffer, max);
         if (pingPong != null) {
             pingPong.postFirstReceive();
         } else if (h.op() == BenchOptions.Op.SEND) {
@@ -81,7 +83,7 @@ final class BenchServer {
         if (!h.warmup()) {
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
         }
-        long received = pingPong != null ? answer(pingPong, expected, e) : serve(c, h, expected, rxDepth, max, e);
+        long received = pingPong != null ? answer(pingPong, h, expected, e) : serve(c, h, expected, rxDepth, max, e);
         CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
         double seconds = (System.nanoTime() - start) / 1e9;
         if (h.op() == BenchOptions.Op.SEND && !h.latency()) {
@@ -111,9 +113,16 @@ final class BenchServer {
     }
 
     /** The latency test: answers every message, then waits for the client's DONE; returns the messages. */
-    private static long answer(LatencyPingPong pingPong, long expected, BenchEndpoint e)
+    private static long answer(LatencyPingPong pingPong, BenchProtocol.Hello h, long expected, BenchEndpoint e)
             throws IOException, InterruptedException {
-        pingPong.answer(expected);
+        if (h.op() == BenchOptions.Op.WRITE) {
+            if (h.region().length() < 2L * h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1)) {
+                throw new IOException("the client's region has " + h.region().length() + " bytes, too few for its sizes");
+            }
+            pingPong.answerWrite(expected);
+        } else {
+            pingPong.answer(expected);
+        }
         // posted only now: MP_RECVs are matched in order, and every message before DONE was an answer's
         e.connection.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
         MpCompletion done = e.awaitControl(null);

@@ -9,12 +9,16 @@ import dev.virtuoso.api.MemoryRegion;
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.RemoteMemory;
 import dev.virtuoso.api.VirtuosoException;
 
 /**
- * The latency test's two loops, as perftest's {@code ib_send_lat}: the client posts its receive,
+ * The latency test's loops, as perftest's {@code ib_send_lat}: the client posts its receive,
  * sends one message and busy-polls for the answer, the server answers every message with one of
- * the same length. Both poll their completions without blocking (a wake-up would be measured too),
+ * the same length. The WRITE test is the API's "write, then tell": an MP_WRITE into the peer's
+ * region and, once it completed (every byte placed), a 16-byte MP_SEND notice (message number,
+ * length) from the control buffer; the server answers by writing the same bytes back into the
+ * second half of the client's region and telling it the same way. Both poll their completions without blocking (a wake-up would be measured too),
  * yielding between empty polls. Each side's data region has two halves of the largest size: the client sends from the
  * first and receives into the second; the server receives into one half and sends it back from
  * there while the next message goes into the other, so a receive never lands in a buffer being
@@ -26,6 +30,9 @@ final class LatencyPingPong {
     private static final int MAX_SENDS_BEHIND = 8;
     /** wr_id of the messages this class sends (other send completions, e.g. READY's, are not counted). */
     private static final long SEND_ID = -1;
+    private static final long WRITE_ID = -2;
+    /** A WRITE test's notice: message number and length. */
+    static final int NOTICE_BYTES = 16;
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(BenchEndpoint.COMPLETION_TIMEOUT_SECONDS);
 
     private final MultipathConnection c;
@@ -34,13 +41,28 @@ final class LatencyPingPong {
     /** Bytes in each half of the data region: the largest size. */
     private final int half;
     private final MpCompletion[] comps = new MpCompletion[16];
+    /** The WRITE test's notices go from the control buffer's outgoing half and into its incoming half. */
+    private final MemoryRegion control;
+    private final ByteBuffer controlBuffer;
+    /** The peer's data region (WRITE test), or null. */
+    private final RemoteMemory peer;
     private long sendsOutstanding;
 
+    /** For the SEND test. */
     LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half) {
+        this(c, data, buffer, half, null, null, null);
+    }
+
+    /** For the WRITE test: {@code peer} is the other side's data region. */
+    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half, MemoryRegion control,
+            ByteBuffer controlBuffer, RemoteMemory peer) {
         this.c = c;
         this.data = data;
         this.buffer = buffer;
         this.half = half;
+        this.control = control;
+        this.controlBuffer = controlBuffer;
+        this.peer = peer;
         for (int i = 0; i < comps.length; i++) {
             comps[i] = new MpCompletion();
         }
@@ -95,16 +117,97 @@ final class LatencyPingPong {
         awaitSendsBelow(1);
     }
 
-    /** Server: posts the first receive, before its READY. */
+    /** Server: posts the first receive (a notice's in the WRITE test), before its READY. */
     void postFirstReceive() throws VirtuosoException {
-        c.postRecv(0, data, 0, half);
+        if (peer != null) {
+            c.postRecv(0, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+        } else {
+            c.postRecv(0, data, 0, half);
+        }
     }
 
-    private void post(int length, long offset) throws IOException, InterruptedException {
+    /**
+     * Client, WRITE test: {@code n} round trips of {@code size} bytes written and told.
+     *
+     * @return half of each round trip, in nanoseconds
+     */
+    long[] measureWrite(int size, int n) throws IOException, InterruptedException {
+        long[] halfRoundTrips = new long[n];
+        for (int i = 0; i < n; i++) {
+            c.postRecv(i, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+            if (size >= Long.BYTES) {
+                buffer.putLong(0, i);
+            }
+            long start = System.nanoTime();
+            writeAndTell(i, size, 0);
+            MpCompletion answer = awaitReceive();
+            long end = System.nanoTime();
+            halfRoundTrips[i] = (end - start) / 2;
+            long number = controlBuffer.getLong(BenchEndpoint.RECV_HALF);
+            long length = controlBuffer.getLong(BenchEndpoint.RECV_HALF + Long.BYTES);
+            if (answer.byteLength() != NOTICE_BYTES || number != i || length != size) {
+                throw new IOException("answer " + i + ": notice of " + answer.byteLength() + " bytes for message "
+                        + number + " of " + length + " bytes");
+            }
+            if (size >= Long.BYTES && buffer.getLong(half) != i) {
+                throw new IOException("answer " + i + " wrote message number " + buffer.getLong(half));
+            }
+            while (sendsOutstanding > MAX_SENDS_BEHIND) {
+                awaitSendsBelow(MAX_SENDS_BEHIND);
+            }
+        }
+        awaitSendsBelow(1);
+        return halfRoundTrips;
+    }
+
+    /**
+     * Server, WRITE test: answers {@code total} notices, writing the bytes the client wrote back into
+     * the second half of its region. The first notice's receive must be posted before the READY.
+     */
+    void answerWrite(long total) throws IOException, InterruptedException {
+        for (long m = 0; m < total; m++) {
+            MpCompletion got = awaitReceive();
+            long number = controlBuffer.getLong(BenchEndpoint.RECV_HALF);
+            long length = controlBuffer.getLong(BenchEndpoint.RECV_HALF + Long.BYTES);
+            if (got.byteLength() != NOTICE_BYTES || length < 1 || length > half) {
+                throw new IOException("notice of " + got.byteLength() + " bytes for " + length + " bytes written");
+            }
+            if (m + 1 < total) {
+                c.postRecv(m + 1, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+            }
+            writeAndTell(number, (int) length, half);
+        }
+        awaitSendsBelow(1);
+    }
+
+    /** MP_WRITE of the first {@code length} bytes to the peer at {@code peerOffset}, then the notice. */
+    private void writeAndTell(long number, int length, long peerOffset) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         while (true) {
             try {
-                c.postSend(SEND_ID, data, offset, length);
+                c.postWrite(WRITE_ID, data, 0, length, peer, peerOffset);
+                break;
+            } catch (VirtuosoException e) {
+                if (e.reason() != VirtuosoException.Reason.QUEUE_FULL || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                awaitSendsBelow(sendsOutstanding);
+            }
+        }
+        awaitWrite();
+        controlBuffer.putLong(BenchEndpoint.SEND_HALF, number).putLong(BenchEndpoint.SEND_HALF + Long.BYTES, length);
+        post(control, BenchEndpoint.SEND_HALF, NOTICE_BYTES);
+    }
+
+    private void post(int length, long offset) throws IOException, InterruptedException {
+        post(data, offset, length);
+    }
+
+    private void post(MemoryRegion from, long offset, int length) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        while (true) {
+            try {
+                c.postSend(SEND_ID, from, offset, length);
                 sendsOutstanding++;
                 return;
             } catch (VirtuosoException e) {
@@ -135,6 +238,31 @@ final class LatencyPingPong {
             }
             if (k == 0) {
                 deadline = idle(spins, deadline, "a message");
+            }
+        }
+    }
+
+    /** Spins until the MP_WRITE completes (every byte placed); send completions met on the way are counted. */
+    private void awaitWrite() throws IOException, InterruptedException {
+        long deadline = 0;
+        for (int spins = 0;; spins++) {
+            int k = c.pollCompletions(comps);
+            boolean written = false;
+            for (int j = 0; j < k; j++) {
+                MpCompletion x = check(comps[j]);
+                if (x.opcode() == MpOpcode.WRITE) {
+                    written = true;
+                } else if (x.opcode() == MpOpcode.SEND) {
+                    sent(x);
+                } else {
+                    throw new IOException("unexpected " + x.opcode() + " completion while writing");
+                }
+            }
+            if (written) {
+                return;
+            }
+            if (k == 0) {
+                deadline = idle(spins, deadline, "the MP_WRITE's completion");
             }
         }
     }

@@ -24,7 +24,8 @@ final class LatencyReport {
     static String json(BenchOptions o, BenchEndpoint e, List<LatencyResult> rows) {
         StringBuilder sb = new StringBuilder("{\n");
         sb.append("  \"side\": \"client\",\n");
-        sb.append("  \"test\": \"send_lat\",\n");
+        // perftest's names: send_lat, and write_lat for MP_WRITE with its notice
+        sb.append("  \"test\": \"").append(o.op() == BenchOptions.Op.WRITE ? "write_lat" : "send_lat").append("\",\n");
         sb.append("  \"provider\": \"").append(e.provider).append("\",\n");
         sb.append("  \"device\": \"").append(BenchReport.escape(e.device)).append("\",\n");
         sb.append("  \"paths\": ").append(e.vnics.size()).append(",\n");

@@ -61,12 +61,12 @@ class BenchOptionsTest {
         assertEquals(BenchOptions.Op.SEND, lat.op(), "--lat without --op is the SEND test");
         assertTrue(lat.warmupRun().latency(), "its warm-up connection runs the latency test too");
         assertEquals(BenchOptions.Op.SEND, parse("--lat", "--op", "send", "h").op());
+        assertEquals(BenchOptions.Op.WRITE, parse("--lat", "--op", "write", "h").op(), "MP_WRITE and a notice");
         assertFalse(parse("h").latency());
         assertEquals(BenchOptions.Op.WRITE, parse("h").op(), "the bandwidth test's default stays write");
         assertTrue(parse("-q", "2").asServerOf(BenchOptions.Op.SEND, List.of(8), true, List.of()).latency());
         String[][] refused = {
             {"--lat"}, // the server follows the client's HELLO
-            {"--lat", "--op", "write", "h"},
             {"--lat", "--op", "read", "h"},
             {"--lat", "-t", "4", "h"},
             {"--lat", "--rate", "1g", "h"},

@@ -35,11 +35,23 @@ class BenchProtocolTest {
     }
 
     @Test
-    void aLatencyHelloIsForSendsOnly() {
-        int n = BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64), List.of(5),
+    void aWriteLatencyHelloCarriesTheClientsRegion() {
+        RemoteMemory region = new RemoteMemory(0x7f00_1234_5000L, 99, 1 << 21);
+        BenchProtocol.Hello h = new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64, 1 << 20), List.of(5, 5),
+                false, true, region);
+        int n = BenchProtocol.writeHello(buf, h);
+        assertEquals(h, BenchProtocol.readHello(buf, n));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> BenchProtocol.readHello(buf, n - RemoteMemory.ENCODED_BYTES));
+        assertEquals("WRITE latency HELLO without the client's region", e.getMessage());
+    }
+
+    @Test
+    void aLatencyHelloIsNotForReads() {
+        int n = BenchProtocol.writeHello(buf, new BenchProtocol.Hello(BenchOptions.Op.READ, List.of(64), List.of(5),
                 false, true));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
-        assertEquals("latency HELLO for WRITE: only SEND", e.getMessage());
+        assertEquals("latency HELLO for READ: only SEND and WRITE", e.getMessage());
     }
 
     @Test

@@ -13,7 +13,7 @@ public enum Subcommand {
             "no root, no setup: 2 endpoints over 4 rate-limited in-process paths, MP_WRITE + MP_SEND,"
                     + " a policy swap, every byte verified, summary table, PNG chart in results/"),
     BENCH("bench", "bench", List.of("virtuoso-soft", "virtuoso-disni", "virtuoso-policies", "virtuoso-commands"),
-            "perftest-style bandwidth test: run `virtuoso bench [opts]` as server, "
+            "perftest-style bandwidth test (--lat: latency): run `virtuoso bench [opts]` as server, "
                     + "`virtuoso bench [opts] HOST` as client"),
     SCALE("scale", "scale", List.of("virtuoso-soft", "virtuoso-policies", "virtuoso-commands"),
             "many connections between two endpoints in this process: goodput, CPU/GiB, threads, memory and"

@@ -8,8 +8,8 @@ import dev.virtuoso.commands.bench.BenchRunner;
 import dev.virtuoso.commands.cli.ParsedArgs;
 
 /**
- * {@code virtuoso:bench} (the launcher's {@code virtuoso bench}): a perftest-style bandwidth test;
- * server without a host, client with the server's host.
+ * {@code virtuoso:bench} (the launcher's {@code virtuoso bench}): a perftest-style bandwidth test,
+ * or with {@code --lat} a latency test; server without a host, client with the server's host.
  */
 @Component(service = BenchCommand.class, immediate = true,
     property = {"osgi.command.scope=virtuoso", "osgi.command.function=bench"})

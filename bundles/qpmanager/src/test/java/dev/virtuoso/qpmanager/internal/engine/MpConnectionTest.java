@@ -416,9 +416,13 @@ class MpConnectionTest {
         late.join();
         assertEquals(IdleShift.MAX, c.awaitSpinShift(), "a 20 ms wait keeps the spin short");
         // published 10 us after the waiter starts (it has blocked by then: its spin is about 50 ns) by a
-        // thread already running; a try where the waiter comes late and finds it at once says nothing
+        // thread already running; a try where the waiter comes late and finds it at once says nothing,
+        // nor does one where the publisher or the woken waiter lost its core for longer than a spin
+        // (a loaded machine: tries go on for up to 20 s; 200 tries, under a second, were not always
+        // enough with two busy loops beside the test)
         boolean restored = false;
-        for (int attempt = 0; attempt < 200 && !restored; attempt++) {
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (int attempt = 0; !restored && System.nanoTime() - giveUp < 0; attempt++) {
             AtomicBoolean go = new AtomicBoolean();
             Thread quick = new Thread(() -> {
                 while (!go.get()) {

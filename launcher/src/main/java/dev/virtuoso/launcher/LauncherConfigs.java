@@ -41,12 +41,13 @@ final class LauncherConfigs implements EmbeddedFramework.BundleStarted {
         try {
             Class<?> api = ref.getBundle().loadClass(CONFIG_ADMIN);
             Method getConfiguration = api.getMethod("getConfiguration", String.class, String.class);
+            Class<?> configurationApi = ref.getBundle().loadClass("org.osgi.service.cm.Configuration");
+            Method getProperties = configurationApi.getMethod("getProperties");
+            Method update = configurationApi.getMethod("update", Dictionary.class);
             for (Map.Entry<String, Map<String, String>> e : configs.entrySet()) {
                 Object configuration = getConfiguration.invoke(ca, e.getKey(), "?");
-                Class<?> configurationApi = ref.getBundle().loadClass("org.osgi.service.cm.Configuration");
                 @SuppressWarnings("unchecked")
-                Dictionary<String, Object> old = (Dictionary<String, Object>) configurationApi
-                        .getMethod("getProperties").invoke(configuration);
+                Dictionary<String, Object> old = (Dictionary<String, Object>) getProperties.invoke(configuration);
                 Hashtable<String, Object> props = new Hashtable<>();
                 if (old != null) {
                     for (Enumeration<String> keys = old.keys(); keys.hasMoreElements();) {
@@ -55,7 +56,7 @@ final class LauncherConfigs implements EmbeddedFramework.BundleStarted {
                     }
                 }
                 props.putAll(e.getValue());
-                configurationApi.getMethod("update", Dictionary.class).invoke(configuration, props);
+                update.invoke(configuration, props);
             }
             applied = true;
         } catch (ClassNotFoundException | NoSuchMethodException | IllegalAccessException e) {

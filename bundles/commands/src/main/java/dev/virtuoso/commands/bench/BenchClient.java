@@ -128,8 +128,7 @@ final class BenchClient {
         List<LatencyResult> rows = new ArrayList<>();
         for (int i = 0; i < o.sizes().size(); i++) {
             int size = o.sizes().get(i);
-            long[] halfRoundTrips = write ? pingPong.measureWrite(size, iters.get(i)) : pingPong.measure(size, iters.get(i));
-            LatencyResult r = LatencyResult.of(size, halfRoundTrips);
+            LatencyResult r = LatencyResult.of(size, pingPong.measure(size, iters.get(i)));
             rows.add(r);
             if (report && !o.json()) {
                 LatencyReport.row(out, r);

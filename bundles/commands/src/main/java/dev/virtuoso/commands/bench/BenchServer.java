@@ -83,7 +83,7 @@ final class BenchServer {
         if (!h.warmup()) {
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
         }
-        long received = pingPong != null ? answer(pingPong, h, expected, e) : serve(c, h, expected, rxDepth, max, e);
+        long received = pingPong != null ? answer(pingPong, h, max, expected, e) : serve(c, h, expected, rxDepth, max, e);
         CpuUsage cpu = cpuStart.until(CpuUsage.Snapshot.now());
         double seconds = (System.nanoTime() - start) / 1e9;
         if (h.op() == BenchOptions.Op.SEND && !h.latency()) {
@@ -113,16 +113,12 @@ final class BenchServer {
     }
 
     /** The latency test: answers every message, then waits for the client's DONE; returns the messages. */
-    private static long answer(LatencyPingPong pingPong, BenchProtocol.Hello h, long expected, BenchEndpoint e)
-            throws IOException, InterruptedException {
-        if (h.op() == BenchOptions.Op.WRITE) {
-            if (h.region().length() < 2L * h.sizes().stream().mapToInt(Integer::intValue).max().orElse(1)) {
-                throw new IOException("the client's region has " + h.region().length() + " bytes, too few for its sizes");
-            }
-            pingPong.answerWrite(expected);
-        } else {
-            pingPong.answer(expected);
+    private static long answer(LatencyPingPong pingPong, BenchProtocol.Hello h, int max, long expected,
+            BenchEndpoint e) throws IOException, InterruptedException {
+        if (h.op() == BenchOptions.Op.WRITE && h.region().length() < 2L * max) {
+            throw new IOException("the client's region has " + h.region().length() + " bytes, too few for its sizes");
         }
+        pingPong.answer(expected);
         // posted only now: MP_RECVs are matched in order, and every message before DONE was an answer's
         e.connection.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
         MpCompletion done = e.awaitControl(null);

@@ -18,11 +18,11 @@ import dev.virtuoso.api.VirtuosoException;
  * the same length. The WRITE test is the API's "write, then tell": an MP_WRITE into the peer's
  * region and, once it completed (every byte placed), a 16-byte MP_SEND notice (message number,
  * length) from the control buffer; the server answers by writing the same bytes back into the
- * second half of the client's region and telling it the same way. Both poll their completions without blocking (a wake-up would be measured too),
- * yielding between empty polls. Each side's data region has two halves of the largest size: the client sends from the
- * first and receives into the second; the server receives into one half and sends it back from
- * there while the next message goes into the other, so a receive never lands in a buffer being
- * sent. The client numbers its messages (first 8 bytes, from 8 bytes on) and checks every answer's
+ * second half of the client's region and telling it the same way. Both poll their completions
+ * without blocking (a wake-up would be measured too), yielding between empty polls. Each side's
+ * data region has two halves of the largest size: the client sends from the first and receives
+ * into the second; the server receives into one half and sends it back from there while the next
+ * message goes into the other, so a receive never lands in a buffer being sent. The client numbers its messages (first 8 bytes, from 8 bytes on) and checks every answer's
  * number and length.
  */
 final class LatencyPingPong {
@@ -69,27 +69,45 @@ final class LatencyPingPong {
     }
 
     /**
-     * Client: {@code n} round trips of {@code size} bytes.
+     * Client: {@code n} round trips of {@code size} bytes (SEND test: a message each way; WRITE
+     * test: a write and a notice each way).
      *
      * @return half of each round trip, in nanoseconds
      */
     long[] measure(int size, int n) throws IOException, InterruptedException {
+        boolean write = peer != null;
         long[] halfRoundTrips = new long[n];
         for (int i = 0; i < n; i++) {
-            c.postRecv(i, data, half, size);
+            if (write) {
+                c.postRecv(i, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+            } else {
+                c.postRecv(i, data, half, size);
+            }
             if (size >= Long.BYTES) {
                 buffer.putLong(0, i);
             }
             long start = System.nanoTime();
-            post(size, 0);
-            MpCompletion answer = awaitReceive();
+            if (write) {
+                writeAndTell(i, size, 0);
+            } else {
+                post(data, 0, size);
+            }
+            MpCompletion answer = await(MpOpcode.RECV, "an answer");
             long end = System.nanoTime();
             halfRoundTrips[i] = (end - start) / 2;
-            if (answer.byteLength() != size) {
+            if (write) {
+                long number = controlBuffer.getLong(BenchEndpoint.RECV_HALF);
+                long length = controlBuffer.getLong(BenchEndpoint.RECV_HALF + Long.BYTES);
+                if (answer.byteLength() != NOTICE_BYTES || number != i || length != size) {
+                    throw new IOException("answer " + i + ": notice of " + answer.byteLength() + " bytes for message "
+                            + number + " of " + length + " bytes");
+                }
+            } else if (answer.byteLength() != size) {
                 throw new IOException("answer " + i + " has " + answer.byteLength() + " bytes, " + size + " sent");
             }
             if (size >= Long.BYTES && buffer.getLong(half) != i) {
-                throw new IOException("answer " + i + " carries message number " + buffer.getLong(half));
+                throw new IOException("answer " + i + (write ? " wrote" : " carries") + " message number "
+                        + buffer.getLong(half));
             }
             while (sendsOutstanding > MAX_SENDS_BEHIND) {
                 awaitSendsBelow(MAX_SENDS_BEHIND);
@@ -100,18 +118,33 @@ final class LatencyPingPong {
     }
 
     /**
-     * Server: answers {@code total} messages, each with one of the same length. The first receive
-     * must be posted (into the first half) before the client may send.
+     * Server: answers {@code total} messages, each with one of the same length (WRITE test: writes
+     * the bytes the client wrote back into the second half of its region and tells it). The first
+     * receive must be posted ({@link #postFirstReceive}) before the client may send.
      */
     void answer(long total) throws IOException, InterruptedException {
+        boolean write = peer != null;
         int into = 0;
         for (long m = 0; m < total; m++) {
-            MpCompletion got = awaitReceive();
+            MpCompletion got = await(MpOpcode.RECV, "a message");
+            long number = 0;
             int length = (int) got.byteLength();
-            if (m + 1 < total) {
-                c.postRecv(m + 1, data, (1 - into) * (long) half, half);
+            if (write) {
+                number = controlBuffer.getLong(BenchEndpoint.RECV_HALF);
+                long written = controlBuffer.getLong(BenchEndpoint.RECV_HALF + Long.BYTES);
+                if (got.byteLength() != NOTICE_BYTES || written < 1 || written > half) {
+                    throw new IOException("notice of " + got.byteLength() + " bytes for " + written + " bytes written");
+                }
+                length = (int) written;
             }
-            post(length, into * (long) half);
+            if (m + 1 < total) {
+                postServerReceive(m + 1, 1 - into);
+            }
+            if (write) {
+                writeAndTell(number, length, half);
+            } else {
+                post(data, into * (long) half, length);
+            }
             into = 1 - into;
         }
         awaitSendsBelow(1);
@@ -119,65 +152,16 @@ final class LatencyPingPong {
 
     /** Server: posts the first receive (a notice's in the WRITE test), before its READY. */
     void postFirstReceive() throws VirtuosoException {
+        postServerReceive(0, 0);
+    }
+
+    /** Server: a notice's receive (WRITE test), else a message's into half {@code into} of the data region. */
+    private void postServerReceive(long wrId, int into) throws VirtuosoException {
         if (peer != null) {
-            c.postRecv(0, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+            c.postRecv(wrId, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
         } else {
-            c.postRecv(0, data, 0, half);
+            c.postRecv(wrId, data, into * (long) half, half);
         }
-    }
-
-    /**
-     * Client, WRITE test: {@code n} round trips of {@code size} bytes written and told.
-     *
-     * @return half of each round trip, in nanoseconds
-     */
-    long[] measureWrite(int size, int n) throws IOException, InterruptedException {
-        long[] halfRoundTrips = new long[n];
-        for (int i = 0; i < n; i++) {
-            c.postRecv(i, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
-            if (size >= Long.BYTES) {
-                buffer.putLong(0, i);
-            }
-            long start = System.nanoTime();
-            writeAndTell(i, size, 0);
-            MpCompletion answer = awaitReceive();
-            long end = System.nanoTime();
-            halfRoundTrips[i] = (end - start) / 2;
-            long number = controlBuffer.getLong(BenchEndpoint.RECV_HALF);
-            long length = controlBuffer.getLong(BenchEndpoint.RECV_HALF + Long.BYTES);
-            if (answer.byteLength() != NOTICE_BYTES || number != i || length != size) {
-                throw new IOException("answer " + i + ": notice of " + answer.byteLength() + " bytes for message "
-                        + number + " of " + length + " bytes");
-            }
-            if (size >= Long.BYTES && buffer.getLong(half) != i) {
-                throw new IOException("answer " + i + " wrote message number " + buffer.getLong(half));
-            }
-            while (sendsOutstanding > MAX_SENDS_BEHIND) {
-                awaitSendsBelow(MAX_SENDS_BEHIND);
-            }
-        }
-        awaitSendsBelow(1);
-        return halfRoundTrips;
-    }
-
-    /**
-     * Server, WRITE test: answers {@code total} notices, writing the bytes the client wrote back into
-     * the second half of its region. The first notice's receive must be posted before the READY.
-     */
-    void answerWrite(long total) throws IOException, InterruptedException {
-        for (long m = 0; m < total; m++) {
-            MpCompletion got = awaitReceive();
-            long number = controlBuffer.getLong(BenchEndpoint.RECV_HALF);
-            long length = controlBuffer.getLong(BenchEndpoint.RECV_HALF + Long.BYTES);
-            if (got.byteLength() != NOTICE_BYTES || length < 1 || length > half) {
-                throw new IOException("notice of " + got.byteLength() + " bytes for " + length + " bytes written");
-            }
-            if (m + 1 < total) {
-                c.postRecv(m + 1, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
-            }
-            writeAndTell(number, (int) length, half);
-        }
-        awaitSendsBelow(1);
     }
 
     /** MP_WRITE of the first {@code length} bytes to the peer at {@code peerOffset}, then the notice. */
@@ -188,19 +172,12 @@ final class LatencyPingPong {
                 c.postWrite(WRITE_ID, data, 0, length, peer, peerOffset);
                 break;
             } catch (VirtuosoException e) {
-                if (e.reason() != VirtuosoException.Reason.QUEUE_FULL || System.nanoTime() - deadline > 0) {
-                    throw e;
-                }
-                awaitSendsBelow(sendsOutstanding);
+                queueFull(e, deadline);
             }
         }
-        awaitWrite();
+        await(MpOpcode.WRITE, "the MP_WRITE's completion");
         controlBuffer.putLong(BenchEndpoint.SEND_HALF, number).putLong(BenchEndpoint.SEND_HALF + Long.BYTES, length);
         post(control, BenchEndpoint.SEND_HALF, NOTICE_BYTES);
-    }
-
-    private void post(int length, long offset) throws IOException, InterruptedException {
-        post(data, offset, length);
     }
 
     private void post(MemoryRegion from, long offset, int length) throws IOException, InterruptedException {
@@ -211,58 +188,43 @@ final class LatencyPingPong {
                 sendsOutstanding++;
                 return;
             } catch (VirtuosoException e) {
-                if (e.reason() != VirtuosoException.Reason.QUEUE_FULL || System.nanoTime() - deadline > 0) {
-                    throw e;
-                }
-                awaitSendsBelow(sendsOutstanding); // one send completion frees the queue
+                queueFull(e, deadline);
             }
         }
     }
 
-    /** Spins until a receive completes (send completions met on the way are counted). */
-    private MpCompletion awaitReceive() throws IOException, InterruptedException {
-        long deadline = 0;
-        for (int spins = 0;; spins++) {
-            int k = c.pollCompletions(comps);
-            MpCompletion received = null;
-            for (int j = 0; j < k; j++) {
-                MpCompletion x = check(comps[j]);
-                if (x.opcode() == MpOpcode.RECV) {
-                    received = x;
-                } else {
-                    sent(x);
-                }
-            }
-            if (received != null) {
-                return received;
-            }
-            if (k == 0) {
-                deadline = idle(spins, deadline, "a message");
-            }
+    /** A refused post: rethrown unless the queue was full and the deadline not past; else waits for a send completion. */
+    private void queueFull(VirtuosoException e, long deadline) throws IOException, InterruptedException {
+        if (e.reason() != VirtuosoException.Reason.QUEUE_FULL || System.nanoTime() - deadline > 0) {
+            throw e;
         }
+        awaitSendsBelow(sendsOutstanding); // one send completion frees the queue
     }
 
-    /** Spins until the MP_WRITE completes (every byte placed); send completions met on the way are counted. */
-    private void awaitWrite() throws IOException, InterruptedException {
+    /**
+     * Spins until a completion of {@code wanted} (a receive, or the MP_WRITE) comes; send
+     * completions met on the way are counted, any other is an error.
+     */
+    private MpCompletion await(MpOpcode wanted, String what) throws IOException, InterruptedException {
         long deadline = 0;
         for (int spins = 0;; spins++) {
             int k = c.pollCompletions(comps);
-            boolean written = false;
+            MpCompletion found = null;
             for (int j = 0; j < k; j++) {
                 MpCompletion x = check(comps[j]);
-                if (x.opcode() == MpOpcode.WRITE) {
-                    written = true;
+                if (x.opcode() == wanted) {
+                    found = x;
                 } else if (x.opcode() == MpOpcode.SEND) {
                     sent(x);
                 } else {
-                    throw new IOException("unexpected " + x.opcode() + " completion while writing");
+                    throw new IOException("unexpected " + x.opcode() + " completion while waiting for " + what);
                 }
             }
-            if (written) {
-                return;
+            if (found != null) {
+                return found;
             }
             if (k == 0) {
-                deadline = idle(spins, deadline, "the MP_WRITE's completion");
+                deadline = idle(spins, deadline, what);
             }
         }
     }

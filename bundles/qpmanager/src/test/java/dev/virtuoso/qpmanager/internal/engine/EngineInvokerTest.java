@@ -344,10 +344,7 @@ class EngineInvokerTest {
             // machine this thread may pause past the lease; the agent then rightly takes over)
             int conclusive = 0;
             for (int attempt = 0; attempt < 200 && conclusive < 5; attempt++) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-                while (!agent.standingBack() && System.nanoTime() - deadline < 0) {
-                    p.client.pollCompletions(none);
-                }
+                pollUntilStandingBack(agent, p.client, 1);
                 long standBacks = agent.standBacks();
                 boolean stoodBack = agent.standingBack();
                 // a write taken by this thread's cycles: the connection runs again
@@ -394,10 +391,7 @@ class EngineInvokerTest {
             // (else it could have quieted it itself)
             boolean seen = false;
             for (int attempt = 0; attempt < 20 && !seen; attempt++) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (!agent.standingBack() && System.nanoTime() - deadline < 0) {
-                    polled.client.pollCompletions(none);
-                }
+                pollUntilStandingBack(agent, polled.client, 5);
                 long standBacks = agent.standBacks();
                 idle.client.postWrite(attempt, idle.clientMr, 0, 64, idle.serverMr.remote(), 0);
                 spinFor(idle.client); // the idle connection ran, and was polled a moment ago
@@ -434,5 +428,14 @@ class EngineInvokerTest {
         agent.invoke(null); // the lease is fresh
         assertFalse(agent.standBack(), "too few invocations: the agent's thread keeps running the other connections");
         assertEquals(0, agent.standBacks());
+    }
+
+    /** Polls {@code c} (running its agent's cycles) until the agent's thread stands back, at most {@code seconds}. */
+    private static void pollUntilStandingBack(EngineAgent agent, MultipathConnection c, long seconds) {
+        MpCompletion[] none = {new MpCompletion()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!agent.standingBack() && System.nanoTime() - deadline < 0) {
+            c.pollCompletions(none);
+        }
     }
 }

@@ -88,7 +88,8 @@ public interface Reassembly extends AutoCloseable {
 
     /**
      * Sets the peer's sizes (from the handshake). Call once, before any other method but
-     * {@link #srq()}, {@link #configureQp}, {@link #attachQp} and {@link #detachQp}. The receive
+     * {@link #srq()}, {@link #configureQp}, {@link #attachQp}, {@link #detachQp} and {@link
+     * #packetBytes}. The receive
      * slots are already posted by then: an SRQ's when the reassembly is created, a QP's own set
      * when the QP is attached, so the peer's first small message, which may follow the handshake
      * at once, always finds one.
@@ -135,11 +136,13 @@ public interface Reassembly extends AutoCloseable {
     int reserveSend(long length, SendTarget out);
 
     /**
-     * Lets the next MP_SEND ride inside the control message that is due now, instead of a SEND or
-     * WRITE of its own: one message on the wire for both (the receiver copies it out of the control
-     * message's slot). Only a message that {@link #reserveSend} would send {@link #SMALL} qualifies,
-     * only while a control message is due and may be sent now, and only if it fits beside the
-     * control records. Reserves nothing otherwise.
+     * Lets the next MP_SEND ride inside a control message, with the records waiting at the time,
+     * instead of a SEND or WRITE of its own: one message on the wire for both (the
+     * receiver copies it out of the control message's slot). Only a message that {@link
+     * #reserveSend} would send {@link #SMALL} qualifies, only while a control message may be sent
+     * now, and only if records wait and it fits beside them: in the peer's slot while records are
+     * due, in one packet ({@link #packetBytes}) while they wait without being due. Reserves nothing
+     * otherwise.
      *
      * @param length message length
      * @param source the message's bytes (absolute indexing), read during this call only
@@ -149,6 +152,21 @@ public interface Reassembly extends AutoCloseable {
      * @since 3.1
      */
     int reserveInline(long length, ByteBuffer source, int offset, SendTarget out);
+
+    /**
+     * Sets the payload one packet carries on every path of the connection (the smallest path MTU):
+     * a small message rides in a control message that is not due only if it stays one packet
+     * ({@link #reserveInline}). Until called, only the peer's slot size bounds it.
+     *
+     * @param bytes payload bytes per packet, at least 256
+     * @throws IllegalArgumentException if {@code bytes} is below 256
+     * @since 3.2
+     */
+    default void packetBytes(int bytes) {
+        if (bytes < 256) {
+            throw new IllegalArgumentException("a packet carries at least 256 bytes: " + bytes);
+        }
+    }
 
     /**
      * @return true while the MP_SEND last reserved {@link #INLINE} has not ended: its control

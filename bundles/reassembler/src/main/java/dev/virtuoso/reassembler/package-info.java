@@ -15,11 +15,13 @@
  * a slot credit like one ({@link dev.virtuoso.reassembler.Reassembly#nextNotice}). Advertisements,
  * credits and failure reports travel the same way, in control messages (SEND with immediate into a
  * slot, one in flight per direction, charged a credit), so the connection's TCP channel carries
- * none of the reassembly's traffic. A small message sent while a control message is due rides
- * inside it ({@link dev.virtuoso.reassembler.Reassembly#reserveInline}): one SEND for both, its
- * bytes copied at each end. Nothing is ordered across QPs, so
- * a receive completion is delivered only when its message is placed and every earlier one has been
- * delivered. Slots are flow-controlled by credits the receiver returns. On a device without SRQ
+ * none of the reassembly's traffic. A small message rides inside a control message, with whatever
+ * records wait, when the records are due, or wait and both fit in one packet ({@link
+ * dev.virtuoso.reassembler.Reassembly#reserveInline}): one SEND for both, its bytes copied at each
+ * end. Advertisements wait for such a message (or one sent for credits or reports) while the sender
+ * still holds at least half of the receives posted here, so with receives posted ahead a message
+ * needs no advertisement packet of its own. Nothing is ordered across QPs, so a receive completion
+ * is delivered only when its message is placed and every earlier one has been delivered. Slots are flow-controlled by credits the receiver returns. On a device without SRQ
  * ({@code max_srq = 0}) every path QP holds a full set of slots on its own receive queue, so a
  * credit is good on any path; a failed path's flushed slots are not reposted and its set is reused
  * for the QP that replaces it.
@@ -29,5 +31,5 @@
  * thread only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("3.1.0")
+@org.osgi.annotation.versioning.Version("3.2.0")
 package dev.virtuoso.reassembler;

@@ -50,9 +50,12 @@ class BenchmarkSmokeTest {
                 }
             }
             assertEquals(10L * ReassemblerBenchmark.BATCH * len, s.f.b.counters().bytesCopied());
-            // one credit per message, and one per control message of the sender's (its credits for b's messages)
-            assertEquals(10L * ReassemblerBenchmark.BATCH + s.f.b.counters().controlReceived(),
-                    s.f.b.counters().creditsReturned());
+            // one credit per message, and one per control message of the sender's (its credits for b's
+            // messages), all back but fewer than the threshold of half the slots
+            long owed = 10L * ReassemblerBenchmark.BATCH + s.f.b.counters().controlReceived();
+            long returned = s.f.b.counters().creditsReturned();
+            assertTrue(returned <= owed && owed - returned < ReassemblyFixture.SLOTS / 2,
+                    returned + " of " + owed + " credits returned");
             assertEquals(ReassemblyFixture.SLOTS, s.f.bSrq.posted(), "every slot reposted");
             s.tearDown();
         }

@@ -58,6 +58,8 @@ import dev.virtuoso.util.WrId;
  */
 final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private static final System.Logger LOG = System.getLogger(DefaultReassembly.class.getName());
+    /** The smallest path MTU (IBA: 256 bytes). */
+    private static final int MIN_PACKET_BYTES = 256;
     private final ReassemblyConfig config;
     /** The SRQ and its slots, or {@code null} without SRQ (then {@link #sets}). */
     private final IbvSrq srq;
@@ -75,6 +77,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private long postSeq;
     private long advertisedSeq;
     private int creditsToReturn;
+    /** A large message completed since the last advertisement ({@link #advertisementsDue}). */
+    private boolean largeSinceAdvertised;
 
     // send side
     private RemoteReceives remote;
@@ -89,6 +93,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     private int recordLimit;
     /** Bytes per control message, records and a small message riding in it: at most the peer's slot. */
     private int messageLimit;
+    /** Payload bytes one packet carries on every path ({@link #packetBytes(int)}); unbounded until set. */
+    private int packetBytes = Integer.MAX_VALUE;
     private int controlLength;
     private int controlImm;
     private int controlSeq;
@@ -130,7 +136,8 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         this.placements = placements;
         this.control = placements.controlBuffer();
         this.receives = new ReceiveTable(config.maxReceives());
-        this.creditThreshold = Math.max(2, config.slots() / 4);
+        // half the slots: the peer keeps the other half to send on while the credits travel
+        this.creditThreshold = Math.max(2, config.slots() / 2);
     }
 
     /** @throws IllegalArgumentException if the slots cannot carry the control messages (class comment) */
@@ -395,6 +402,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                     + receives.capacity[i]);
         }
         creditsToReturn++;
+        largeSinceAdvertised = true;
         counters.add(Counter.LARGE, 1);
         counters.add(Counter.NOTICE_RECEIVED, 1);
         receives.done(i, MpStatus.SUCCESS, length, paths, null);
@@ -559,19 +567,34 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
     }
 
     /**
-     * One SEND for a control message that is due and a small message sent at the same time: the
-     * records are composed now (leaving room for the message), the message's bytes go last
-     * ({@link ControlRecords#INLINE_SEND}), and the next {@link #nextNotice} posts it. The control
-     * message's slot credit is the only one charged; the receiver copies the bytes out of its slot.
+     * One SEND for a small message and the records waiting at the time: the records are composed
+     * now (leaving room for the message), the message's bytes go last ({@link
+     * ControlRecords#INLINE_SEND}), and the next {@link #nextNotice} posts it. The control message's
+     * slot credit is the only one charged; the receiver copies the bytes out of its slot. When
+     * records wait that are not due, the message rides only if the control message stays one
+     * packet; with none waiting, or if it would not, it goes by {@link #reserveSend} in a packet of
+     * its own (zero copy into a writable buffer) and the records wait until they are due.
      */
     @Override
     public int reserveInline(long length, ByteBuffer source, int offset, SendTarget out) {
         if (!started || closed || controlInFlight || controlResend || controlCarriesSend || !remote.available()
-                || !controlDue() || !controlCredit()) {
+                || !controlCredit()) {
+            return NOT_READY;
+        }
+        // due records go anyway: the message rides with them even if that takes two packets (one
+        // SEND, one WR, measured faster than a control message and a message of its own); records
+        // not due yet ride free if the message keeps it one packet (a later packet of their own
+        // saved); with nothing waiting it goes by reserveSend (zero copy where writable)
+        int limit;
+        if (controlDue()) {
+            limit = messageLimit;
+        } else if (creditsToReturn > 0 || advertisedSeq < postSeq) {
+            limit = Math.min(messageLimit, packetBytes);
+        } else {
             return NOT_READY;
         }
         if (length >= config.splitThreshold() || length > peerSlotBytes
-                || length > messageLimit - INLINE_HEADER - INLINE_RECORD_ROOM) {
+                || length > limit - INLINE_HEADER - INLINE_RECORD_ROOM) {
             return NOT_READY;
         }
         long seq = remote.nextSend;
@@ -579,7 +602,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             return NOT_READY; // reserveSend reports it TOO_LONG
         }
         int n = (int) length;
-        int at = beginControl(Math.min(recordLimit, messageLimit - INLINE_HEADER - n));
+        int at = beginControl(Math.min(recordLimit, limit - INLINE_HEADER - n));
         control.put(at, INLINE_SEND).putInt(at + 1, (int) seq).putInt(at + 5, n)
                 .put(at + INLINE_HEADER, source, offset, n);
         controlLength = at + INLINE_HEADER + n;
@@ -588,6 +611,14 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
         counters.add(Counter.SENT_INLINE, 1);
         out.set(seq, (int) seq & Notices.SEQ_MASK, 0, 0, false);
         return INLINE;
+    }
+
+    @Override
+    public void packetBytes(int bytes) {
+        if (bytes < MIN_PACKET_BYTES) {
+            throw new IllegalArgumentException("a packet carries at least " + MIN_PACKET_BYTES + " bytes: " + bytes);
+        }
+        packetBytes = bytes;
     }
 
     @Override
@@ -630,7 +661,25 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
 
     /** @return true if records wait for a control message: reports, advertisements, enough credits */
     private boolean controlDue() {
-        return advertisedSeq < postSeq || !notices.isEmpty() || creditsToReturn >= creditThreshold;
+        return advertisementsDue() || !notices.isEmpty() || creditsToReturn >= creditThreshold;
+    }
+
+    /**
+     * Receives not yet advertised are due once the peer may hold fewer than half of those posted
+     * and not complete (it can send into no more than were advertised and are not complete here),
+     * or once a large message completed since the last advertisement. Until then they wait for a
+     * control message that goes anyway (credits, reports, a small message riding in it): with
+     * receives posted ahead, as request-response traffic keeps them (perftest's ib_send_lat keeps
+     * up to 512), a message then needs no advertisement packet of its own. A receive posted when
+     * none is advertised is due at once; large messages keep the advertisement per message, which
+     * their throughput needs and their size hides.
+     */
+    private boolean advertisementsDue() {
+        if (advertisedSeq == postSeq) {
+            return false;
+        }
+        long held = advertisedSeq - completeSeq;
+        return largeSinceAdvertised || held < Math.max(1, (postSeq - completeSeq + 1) / 2);
     }
 
     /** The control message to post next, if one is due (or failed and is posted again) and may be sent. */
@@ -699,6 +748,9 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
                 body.putInt((int) advertisedSeq).putLong(receives.addr[i]).putInt(receives.rkey[i])
                         .putInt(receives.capacity[i]).put((byte) (receives.writable[i] ? FLAG_WRITABLE : 0));
                 advertisedSeq++;
+            }
+            if (advertisedSeq == postSeq) {
+                largeSinceAdvertised = false;
             }
         }
         int len = body.position();
@@ -882,6 +934,7 @@ final class DefaultReassembly implements dev.virtuoso.reassembler.Reassembly {
             // the report of a failed placement notice, which was charged a slot credit
             creditsToReturn++;
         }
+        largeSinceAdvertised = true;
         counters.add(Counter.LARGE, 1);
         receives.done(i, MpStatus.SUCCESS, len, paths, null);
     }

@@ -94,11 +94,13 @@ class ControlMessageTest {
         for (int slotBytes : new int[] {65, 70}) {
             // 65: six reports (60 B) and the credit record (5 B); 70: seven reports, the credit waits
             ReassemblyHarness h = new ReassemblyHarness(16, 8, slotBytes, 64);
-            ByteBuffer region = ByteBuffer.allocateDirect(4096);
+            // seven receives of 10 bytes advertised to a, handed in directly: b would advertise
+            // four of seven at first (a peer holding half of them sends no more advertisements)
+            ByteBuffer adverts = ByteBuffer.allocate(3 + 7 * 21).put(ControlRecords.RECV_POSTED).putShort((short) 7);
             for (int k = 0; k < 7; k++) {
-                h.b.r.postReceive(k, region, 0, 10, 0, 0, false);
+                adverts.putInt(k).putLong(0x9000 + 16L * k).putInt(3).putInt(10).put((byte) 0);
             }
-            h.exchange();
+            h.a.r.onControl(adverts.flip());
             for (int k = 0; k < 7; k++) {
                 assertEquals(Reassembly.TOO_LONG, h.a.r.reserveSend(11, target));
             }

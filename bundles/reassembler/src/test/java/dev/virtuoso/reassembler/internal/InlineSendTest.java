@@ -104,25 +104,48 @@ class InlineSendTest {
         h.assertCreditsConserved();
         // the advertisement in the same message reached b: b may now send into a's receive
         assertEquals(Reassembly.TOO_LONG, h.b.r.reserveSend(257, target));
-        // the next message takes the next receive, by the ordinary way when nothing is due
+        // the next message takes the next receive, by the ordinary way when no record waits
         assertEquals(Reassembly.NOT_READY, reserveInline(h, bytes(8, 1)));
         assertEquals(Reassembly.SMALL, h.a.r.reserveSend(8, target));
         assertEquals(1, target.sequence());
     }
 
     @Test
-    void nothingIsReservedWhenNoControlMessageIsDueOrOneIsInFlight() throws Exception {
+    void nothingIsReservedWhileAControlMessageIsInFlight() throws Exception {
         ReassemblyHarness h = harness(3, 256, SLOT_BYTES);
-        assertEquals(Reassembly.NOT_READY, reserveInline(h, bytes(8, 1)), "nothing due");
-        assertFalse(h.a.r.inlinePending());
         assertTrue(h.a.r.postReceive(300, aRegion, 0, 256, 0x1000, 9, true));
         assertTrue(h.a.r.nextNotice(h.a.notice)); // the advertisement goes alone, still in flight
         assertFalse(h.a.notice.carriesSend());
-        assertTrue(h.a.r.postReceive(301, aRegion, 256, 256, 0x1100, 9, true));
         assertEquals(Reassembly.NOT_READY, reserveInline(h, bytes(8, 1)), "one control message in flight");
+        assertFalse(h.a.r.inlinePending());
         assertEquals(Reassembly.SMALL, h.a.r.reserveSend(8, target));
-        assertEquals(0, target.sequence(), "nothing was reserved by the refused attempts");
+        assertEquals(0, target.sequence(), "nothing was reserved by the refused attempt");
         assertEquals(0, h.a.r.counters().sentInline());
+        h.a.r.noticeFinished(h.a.notice.slot(), MpStatus.SUCCESS);
+        assertEquals(Reassembly.NOT_READY, reserveInline(h, bytes(8, 2)), "no record waits");
+        int next = (int) h.a.r.counters().controlReceived();
+        h.a.arriveSmall(Notices.CONTROL | next, new byte[0]); // b's control message: a owes a credit, not due
+        assertEquals(Reassembly.INLINE, reserveInline(h, bytes(8, 2)), "it rides with the credit that waits");
+        assertEquals(1, target.sequence());
+        assertTrue(h.a.r.nextNotice(h.a.notice));
+        assertEquals(ControlRecords.CREDIT_BYTES + ControlRecords.INLINE_HEADER + 8, h.a.notice.length());
+    }
+
+    @Test
+    void aMessageRidesOnlyIfItsControlMessageFitsOnePacket() throws Exception {
+        ReassemblyHarness h = harness(3, 256, SLOT_BYTES);
+        assertThrows(IllegalArgumentException.class, () -> h.a.r.packetBytes(255));
+        h.a.r.packetBytes(256);
+        // nothing due: the slot (1024) would take it beside the records, a 256-byte packet would not
+        assertEquals(Reassembly.NOT_READY, reserveInline(h, bytes(256 - 9 - 63, 1)), "no room for the records");
+        assertEquals(Reassembly.INLINE, reserveInline(h, bytes(256 - 9 - 64, 1)));
+        assertTrue(h.a.r.nextNotice(h.a.notice));
+        assertTrue(h.a.notice.length() <= 256, "one packet: " + h.a.notice.length());
+        h.a.r.noticeFinished(h.a.notice.slot(), MpStatus.SUCCESS);
+        assertEquals(Reassembly.NOT_READY, reserveInline(h, bytes(200, 2)), "nothing due");
+        assertEquals(Reassembly.SMALL, h.a.r.reserveSend(200, target), "it goes in a packet of its own");
+        assertTrue(h.a.r.postReceive(301, aRegion, 256, 256, 0x1100, 9, true)); // due: the peer holds none
+        assertEquals(Reassembly.INLINE, reserveInline(h, bytes(200, 3)), "with due records it rides, two packets");
     }
 
     @Test

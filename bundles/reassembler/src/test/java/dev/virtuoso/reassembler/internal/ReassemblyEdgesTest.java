@@ -220,7 +220,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void smallMessagesAreCopiedFromTheirSlotUpToTheBufferCapacity() throws Exception {
-        open(4, 3, 64, 64).start(4, 3, 64);
+        open(4, 3, 64, 64).start(4, 3, 128); // the peer's slot holds all three advertisements
         ByteBuffer region = ByteBuffer.allocate(256);
         r.postReceive(10, region, 0, 8, 0, 0, false);
         r.postReceive(11, region, 8, 64, 0, 0, false);
@@ -260,7 +260,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void smallMessagesAreMatchedRelativeToTheDeliveredSequence() throws Exception {
-        open(4, 3, 64, 64).start(4, 3, 64);
+        open(4, 3, 64, 64).start(4, 3, 128); // the peer's slot holds all three advertisements
         ByteBuffer region = ByteBuffer.allocate(256);
         for (int k = 0; k < 3; k++) {
             r.postReceive(k, region, 64 * k, 64, 0, 0, false);
@@ -317,19 +317,19 @@ class ReassemblyEdgesTest {
     // ------------------------------------------------------------------ control channel out
 
     @Test
-    void creditsGoBackOnlyOnceAQuarterOfTheSlotsIsUsed() throws Exception {
+    void creditsGoBackOnlyOnceHalfOfTheSlotsIsUsed() throws Exception {
         open(8, 8, 64, 64).start(8, 8, 128);
         ByteBuffer region = ByteBuffer.allocate(512);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             r.postReceive(k, region, 64 * k, 64, 0x7000 + 64 * k, 9, k == 1);
         }
         assertEquals(1, duty());
         assertEquals(1, r.counters().controlSent());
         ByteBuffer advert = sent.remove(0);
-        assertEquals(3 + 3 * 21, advert.remaining());
+        assertEquals(3 + 4 * 21, advert.remaining());
         assertEquals(ControlRecords.RECV_POSTED, advert.get());
-        assertEquals(3, advert.getShort());
-        for (int k = 0; k < 3; k++) {
+        assertEquals(4, advert.getShort());
+        for (int k = 0; k < 4; k++) {
             assertEquals(k, advert.getInt());
             assertEquals(0x7000 + 64 * k, advert.getLong());
             assertEquals(9, advert.getInt());
@@ -337,15 +337,17 @@ class ReassemblyEdgesTest {
             assertEquals(k == 1 ? ControlRecords.FLAG_WRITABLE : 0, advert.get());
         }
 
-        arrive(0, 0, bytes(1, 1));
-        assertEquals(0, duty(), "one credit is below the threshold of 8 / 4");
-        arrive(1, 1, bytes(1, 1));
+        for (int k = 0; k < 3; k++) {
+            arrive(k, k, bytes(1, 1));
+            assertEquals(0, duty(), (k + 1) + " credits are below the threshold of 8 / 2");
+        }
+        arrive(3, 3, bytes(1, 1));
         assertEquals(1, duty());
         ByteBuffer c = sent.remove(0);
         assertEquals(5, c.remaining());
         assertEquals(ControlRecords.CREDIT, c.get());
-        assertEquals(2, c.getInt());
-        assertEquals(2, r.counters().creditsReturned());
+        assertEquals(4, c.getInt());
+        assertEquals(4, r.counters().creditsReturned());
         assertEquals(2, r.counters().controlSent());
     }
 
@@ -358,19 +360,73 @@ class ReassemblyEdgesTest {
         for (int k = 0; k < 5; k++) {
             r.postReceive(k, region, 64 * k, 64, 0, 0, false);
         }
-        assertEquals(2, duty(), "the third waits: the last credit and nothing to return");
-        assertTrue(r.noticesPending());
+        assertEquals(2, duty(), "two and two; then the peer holds four of five, at least half");
+        assertFalse(r.noticesPending(), "the fifth waits");
         for (int k = 0; k < 2; k++) {
             ByteBuffer b = sent.get(k);
             assertEquals(3 + 2 * 21, b.remaining());
             assertEquals(2, b.getShort(1));
             assertEquals(2 * k, b.getInt(3));
         }
-        r.onControl(credit(2));
-        assertEquals(1, duty());
-        assertEquals(3 + 21, sent.get(2).remaining());
-        assertEquals(4, sent.get(2).getInt(3));
+        arrive(0, 0, bytes(1, 1));
+        arrive(1, 1, bytes(1, 1));
+        assertEquals(2, deliver());
+        assertEquals(1, duty(), "two credits to return take the last credit; the fifth advertisement rides along");
+        ByteBuffer third = sent.get(2);
+        assertEquals(ControlRecords.CREDIT_BYTES + 3 + 21, third.remaining());
+        assertEquals(ControlRecords.CREDIT, third.get(0));
+        assertEquals(2, third.getInt(1));
+        assertEquals(ControlRecords.RECV_POSTED, third.get(5));
+        assertEquals(4, third.getInt(8));
         assertEquals(3, r.counters().controlSent());
+    }
+
+    @Test
+    void advertisementsWaitWhileThePeerHoldsHalfOfThePostedReceives() throws Exception {
+        open(16, 16, 256, 256).start(16, 16, 256);
+        ByteBuffer region = ByteBuffer.allocate(16 * 64);
+        for (int k = 0; k < 4; k++) {
+            r.postReceive(k, region, 64 * k, 64, 0, 0, false);
+        }
+        assertEquals(1, duty(), "the peer held none: all four at once");
+        sent.clear();
+        // request-response with four receives posted ahead: each arrival is delivered and reposted
+        for (int k = 0; k < 2; k++) {
+            arrive(k, k, bytes(1, 1));
+            assertEquals(1, deliver());
+            r.postReceive(4 + k, region, 64 * (4 + k), 64, 0, 0, false);
+            assertEquals(0, duty(), "the peer still holds " + (3 - k) + " of the 4 posted");
+            assertFalse(r.noticesPending());
+        }
+        arrive(2, 2, bytes(1, 1));
+        assertEquals(1, deliver());
+        r.postReceive(6, region, 64 * 6, 64, 0, 0, false);
+        assertEquals(1, duty(), "one of 4: fewer than half");
+        ByteBuffer b = sent.remove(0);
+        assertEquals(ControlRecords.CREDIT, b.get(0), "the credits, not due yet, ride along");
+        assertEquals(3, b.getInt(1));
+        assertEquals(ControlRecords.RECV_POSTED, b.get(5));
+        assertEquals(3, b.getShort(6));
+        assertEquals(4, b.getInt(8));
+        assertEquals(ControlRecords.CREDIT_BYTES + 3 + 3 * 21, b.remaining());
+    }
+
+    @Test
+    void afterALargeMessageTheNextAdvertisementGoesAtOnce() throws Exception {
+        open(16, 16, 256, 256).start(16, 16, 256);
+        ByteBuffer region = ByteBuffer.allocate(16 * 100);
+        for (int k = 0; k < 4; k++) {
+            r.postReceive(k, region, 100 * k, 100, 0, 0, true);
+        }
+        assertEquals(1, duty());
+        r.onControl(report(ControlRecords.SEND_DONE, 0, 100, 2)); // a large message, placed
+        assertEquals(1, deliver());
+        r.postReceive(4, region, 400, 100, 0, 0, true);
+        assertEquals(1, duty(), "the peer holds three of four, but large messages need theirs at once");
+        arrive(1, 1, bytes(1, 1)); // a small one next
+        assertEquals(1, deliver());
+        r.postReceive(5, region, 500, 100, 0, 0, true);
+        assertEquals(0, duty(), "after a small one it waits again");
     }
 
     @Test
@@ -405,6 +461,7 @@ class ReassemblyEdgesTest {
         assertEquals(Notices.CONTROL, imm, "control class, sequence 0");
         assertEquals(-1, control.sequence());
         r.postReceive(2, ByteBuffer.allocate(64), 0, 64, 0, 0, false);
+        r.postReceive(3, ByteBuffer.allocate(64), 0, 64, 0, 0, false); // the peer holds one of three: due
         assertFalse(r.nextControl(control), "the first is in flight");
         assertFalse(r.noticesPending(), "nothing can go before its SEND ends");
         r.noticeFinished(slot, MpStatus.PATH_FAILURE);
@@ -518,7 +575,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void placementReportsCompleteReceivesAndAreChecked() throws Exception {
-        open(8, 3, 64, 64).start(8, 3, 64);
+        open(8, 3, 64, 64).start(8, 3, 128); // the peer's slot holds all three advertisements
         ByteBuffer region = ByteBuffer.allocate(512);
         for (int k = 0; k < 3; k++) {
             r.postReceive(k, region, 100 * k, 100, 0, 0, true);
@@ -546,7 +603,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void failureReportsGiveEachReasonItsStatus() throws Exception {
-        open(8, 4, 64, 64).start(8, 4, 64);
+        open(8, 4, 64, 64).start(8, 4, 128); // the peer's slot holds all four advertisements
         ByteBuffer region = ByteBuffer.allocate(512);
         for (int k = 0; k < 4; k++) {
             r.postReceive(k, region, 100 * k, 100, 0, 0, true);

@@ -399,6 +399,7 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             }
         }
         try {
+            s.reassembly.packetBytes(Math.min(o.mtu(), hr.peer().mtu())); // every path's MTU (Setup, PathManager)
             s.reassembly.start(hr.peer().maxReceives(), hr.peer().slots(), hr.peer().slotBytes());
         } catch (VerbsException e) {
             hr.channel().close();

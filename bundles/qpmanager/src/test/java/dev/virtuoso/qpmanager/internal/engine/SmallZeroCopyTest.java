@@ -110,8 +110,10 @@ class SmallZeroCopyTest {
         int len = 2000;
         long delayNanos = 100_000_000L;
         try (Fabric f = new Fabric("rate=1g", "rate=1g")) {
-            var o = Fabric.options().ackTimeout(12).retryCount(1);
-            Pair p = new Pair(f.connect(o, Fabric.options().ackTimeout(12).retryCount(1)), 64 * 1024);
+            // a 1024-byte MTU: 2000 bytes would make a control message two packets, so they go by
+            // WRITE with immediate while no control record is due (else they ride in one)
+            var o = Fabric.options().ackTimeout(12).retryCount(1).mtu(1024);
+            Pair p = new Pair(f.connect(o, Fabric.options().ackTimeout(12).retryCount(1).mtu(1024)), 64 * 1024);
             FabricLink slow = f.links.get(1);
             slow.configure(slow.spec().withDelayNanos(delayNanos));
             ByteBuffer marker = ByteBuffer.allocateDirect(len);

@@ -30,6 +30,7 @@ class BenchLatencyTest {
     void theClientMeasuresAPingPongTheServerAnswers(@TempDir Path dir) throws Exception {
         String client = pingPong(dir, List.of(), "send");
         assertTrue(client.contains(" Engine (configured)  : agents\n"), client);
+        assertTrue(client.contains(" Rx depth             : 1\n"), client);
     }
 
     /** MP_WRITE and a notice each way: the server writes the client's bytes back and tells it. */
@@ -37,6 +38,16 @@ class BenchLatencyTest {
     void theWriteTestWritesBackAndTells(@TempDir Path dir) throws Exception {
         String client = pingPong(dir, List.of(), "write");
         assertTrue(client.contains(" Engine (configured)  : agents\n"), client);
+    }
+
+    /** Receives posted ahead on both sides (the HELLO tells the server), for both tests. */
+    @Test
+    void withReceivesPostedAheadOnBothSides(@TempDir Path dir) throws Exception {
+        for (String op : List.of("send", "write")) {
+            String client = pingPong(dir, List.of(), op, "--rx-depth", "8");
+            assertTrue(client.contains(" Rx depth             : 8\n"), client);
+            assertTrue(Files.readString(dir.resolve("lat.json")).contains("\"rx_depth\": 8,"), op);
+        }
     }
 
     /** The launcher's --config reaches the components before they activate, on both sides. */
@@ -49,7 +60,8 @@ class BenchLatencyTest {
     }
 
     /** @return the client's output, after checking it and the server's */
-    private static String pingPong(Path dir, List<String> launcherOptions, String op) throws Exception {
+    private static String pingPong(Path dir, List<String> launcherOptions, String op, String... clientOptions)
+            throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -71,7 +83,7 @@ class BenchLatencyTest {
         drain.start();
         try {
             Path json = dir.resolve("lat.json");
-            String client = runClient(port, json, launcherOptions, op);
+            String client = runClient(port, json, launcherOptions, op, clientOptions);
             String title = op.equals("write") ? "RDMA_Write" : "Send";
             assertTrue(client.contains(title + " Latency Test"), client);
             for (int size : List.of(8)) {
@@ -91,6 +103,8 @@ class BenchLatencyTest {
             assertTrue(s.contains("served the " + title + " latency test: 300 message(s) answered"), s);
             String engine = client.lines().filter(l -> l.startsWith(" Engine")).findFirst().orElse("no engine line");
             assertTrue(s.contains(engine + "\n"), "the server runs the same engine: " + s);
+            String depth = client.lines().filter(l -> l.startsWith(" Rx depth")).findFirst().orElse("no depth line");
+            assertTrue(s.contains(depth + "\n"), "the server keeps the client's receive depth: " + s);
             return client;
         } finally {
             server.destroyForcibly();
@@ -98,7 +112,8 @@ class BenchLatencyTest {
     }
 
     /** Retries while the server's listener is not up yet; returns the client's standard output. */
-    private static String runClient(int port, Path json, List<String> launcherOptions, String op) throws Exception {
+    private static String runClient(int port, Path json, List<String> launcherOptions, String op,
+            String... clientOptions) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             PrintStream saved = System.out;
@@ -109,7 +124,9 @@ class BenchLatencyTest {
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
                 List<String> args = new ArrayList<>(launcherOptions);
                 args.addAll(List.of("bench", "--lat", "--op", op, "-q", "2", "-s", "8", "-n", "300", "-p", String.valueOf(port),
-                        "--udp-port", "0", "--json-file", json.toString(), "127.0.0.1"));
+                        "--udp-port", "0", "--json-file", json.toString()));
+                args.addAll(List.of(clientOptions));
+                args.add("127.0.0.1");
                 code = Main.run(args.toArray(String[]::new), System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
             } finally {
                 System.setOut(saved);

@@ -59,7 +59,7 @@ final class BenchClient {
         c.postRecv(1, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
         // the WRITE latency test's answers are written into the second half of this side's region
         int len = BenchProtocol.writeHello(e.outgoing(), new BenchProtocol.Hello(o.op(), o.sizes(), iters, !report,
-                o.latency(), o.latency() && o.op() == BenchOptions.Op.WRITE ? e.data.remote() : null));
+                o.latency(), o.latency() && o.op() == BenchOptions.Op.WRITE ? e.data.remote() : null, o.rxDepth()));
         c.postSend(2, e.control, BenchEndpoint.SEND_HALF, len);
         long readyLength = awaitSendAndRecv(e);
         RemoteMemory region = BenchProtocol.readReady(e.incoming(), (int) readyLength);
@@ -123,8 +123,9 @@ final class BenchClient {
         }
         boolean write = o.op() == BenchOptions.Op.WRITE;
         LatencyPingPong pingPong = write
-                ? new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize(), e.control, e.controlBuffer, region)
-                : new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize());
+                ? new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize(), o.rxDepth(), e.control,
+                        e.controlBuffer, region)
+                : new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize(), o.rxDepth());
         List<LatencyResult> rows = new ArrayList<>();
         for (int i = 0; i < o.sizes().size(); i++) {
             int size = o.sizes().get(i);

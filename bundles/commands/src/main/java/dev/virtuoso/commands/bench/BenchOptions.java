@@ -53,12 +53,14 @@ import dev.virtuoso.commands.cli.Units;
  * @param latency client: a latency test (perftest's {@code ib_send_lat}): MP_SEND ping-pong, or MP_WRITE
  *     and a notice each way ({@link Op#WRITE}), one message outstanding, half of each round trip
  *     reported (its HELLO tells the server)
+ * @param rxDepth client, latency test: MP_RECVs each side keeps posted ahead (perftest's
+ *     {@code --rx-depth}), 1 to {@link #MAX_RX_DEPTH}; its HELLO tells the server
  */
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
         boolean reportGbits, boolean json, Path jsonFile, int waitSeconds, long rateBitsPerSecond, boolean perMessage,
         int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind, int warmup,
-        boolean latency) {
+        boolean latency, int rxDepth) {
 
     /** The measured operation. */
     public enum Op {
@@ -80,6 +82,11 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
     public static final int DEFAULT_PORT = 18515;
     /** Largest message size (perftest -a goes up to 8 MiB). */
     public static final int MAX_SIZE = 8 << 20;
+    /**
+     * Most MP_RECVs the latency test keeps posted ahead: the server's connection allows 64 receives
+     * outstanding (ib_send_lat keeps up to 512).
+     */
+    public static final int MAX_RX_DEPTH = 32;
     /** Highest pacing rate accepted by {@code --rate} (1 Tbit/s). */
     public static final long MAX_RATE = 1_000_000_000_000L;
     /** Most messages {@code --fct} reports (the JSON keeps one number per message). */
@@ -124,7 +131,10 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .flag((char) 0, "lat", "client: latency test instead of bandwidth (perftest's ib_send_lat): MP_SEND"
                     + " ping-pong (default), or with --op write an MP_WRITE and, once it completed, a 16-byte MP_SEND"
                     + " notice each way; one message at a time, half of each round trip in microseconds (t_min,"
-                    + " t_typical = median, 99% and 99.9% percentiles); the server follows the client's HELLO");
+                    + " t_typical = median, 99% and 99.9% percentiles); the server follows the client's HELLO")
+            .option((char) 0, "rx-depth", "N", "1", "client, with --lat: MP_RECVs each side keeps posted ahead, 1.."
+                    + MAX_RX_DEPTH + " (perftest's --rx-depth; ib_send_lat keeps up to 512); 1 posts each right before"
+                    + " its message, so its advertisement travels with it");
 
     /**
      * @param a parsed command line (not a help request)
@@ -139,6 +149,8 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 : Op.valueOf(a.choice("op", "write", "read", "send").toUpperCase(Locale.ROOT));
         if (latency) {
             checkLatency(a, host, op);
+        } else if (a.has("rx-depth")) {
+            throw new CommandError("--rx-depth is an option of the latency test (--lat)");
         }
         List<Integer> sizes = new ArrayList<>();
         if (a.flag("all")) {
@@ -213,7 +225,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 a.has("window") ? a.intValue("window", 8, 4096) : 0,
                 a.has("retry") ? a.intValue("retry", 0, 7) : -1,
                 a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1, secret, bind,
-                a.intValue("warmup", 0, 100_000_000), latency);
+                a.intValue("warmup", 0, 100_000_000), latency, a.intValue("rx-depth", 1, MAX_RX_DEPTH));
     }
 
     /** {@code --lat}: what the latency test takes; options of the bandwidth test are refused, not ignored. */
@@ -269,20 +281,22 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
      * @param clientOp operation the client announced
      * @param clientSizes sizes the client announced
      * @param clientLatency whether the client runs the latency test
+     * @param clientRxDepth the receive depth of the client's latency test
      * @param localVnics vNICs this side uses
      * @return the options to show in the server's header
      */
-    BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, boolean clientLatency, List<InetAddress> localVnics) {
+    BenchOptions asServerOf(Op clientOp, List<Integer> clientSizes, boolean clientLatency, int clientRxDepth,
+            List<InetAddress> localVnics) {
         return new BenchOptions(null, port, clientOp, clientSizes, iterations, maxBytes, localVnics.size(), txDepth, policy,
                 cc, provider, device, localVnics, udpPort, reportGbits, json, jsonFile, waitSeconds, 0, false,
-                windowPackets, retryCount, ackTimeout, secret, bind, warmup, clientLatency);
+                windowPackets, retryCount, ackTimeout, secret, bind, warmup, clientLatency, clientRxDepth);
     }
 
     /** @return the client's warm-up run: {@link #warmup} iterations per size, nothing reported, no pacing */
     BenchOptions warmupRun() {
         return new BenchOptions(host, port, op, sizes, warmup, maxBytes, paths, txDepth, policy, cc, provider, device,
                 vnics, udpPort, reportGbits, json, null, waitSeconds, 0, false, windowPackets, retryCount, ackTimeout,
-                secret, bind, 0, latency);
+                secret, bind, 0, latency, rxDepth);
     }
 
     /** @return true on the client side (a host was given) */

@@ -41,14 +41,15 @@ public final class BenchProtocol {
      * @param latency the latency test: the server answers every message (op is SEND or WRITE)
      * @param region the client's data region, which the server's answers of the WRITE latency test
      *     are written into; {@code null} otherwise
+     * @param rxDepth latency test: MP_RECVs each side keeps posted ahead (1 otherwise)
      */
     public record Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup,
-            boolean latency, RemoteMemory region) {
+            boolean latency, RemoteMemory region, int rxDepth) {
 
-        /** A hello without a region (every test but the WRITE latency test). */
+        /** A hello without a region (every test but the WRITE latency test), one receive at a time. */
         public Hello(BenchOptions.Op op, List<Integer> sizes, List<Integer> iterations, boolean warmup,
                 boolean latency) {
-            this(op, sizes, iterations, warmup, latency, null);
+            this(op, sizes, iterations, warmup, latency, null, 1);
         }
 
         /** @return messages the client will MP_SEND in total (SEND test) */
@@ -68,6 +69,9 @@ public final class BenchProtocol {
         b.putInt(MAGIC).putInt(type).putInt(h.op().ordinal()).putInt(h.sizes().size());
         for (int i = 0; i < h.sizes().size(); i++) {
             b.putInt(h.sizes().get(i)).putInt(h.iterations().get(i));
+        }
+        if (h.latency()) {
+            b.putInt(h.rxDepth());
         }
         if (h.region() != null) {
             h.region().writeTo(b);
@@ -95,7 +99,11 @@ public final class BenchProtocol {
             throw new IllegalStateException("latency HELLO for READ: only SEND and WRITE");
         }
         boolean withRegion = latency && op == BenchOptions.Op.WRITE.ordinal();
-        if (withRegion && length < 16 + 8 * n + RemoteMemory.ENCODED_BYTES) {
+        int depthBytes = latency ? Integer.BYTES : 0;
+        if (latency && length < 16 + 8 * n + depthBytes) {
+            throw new IllegalStateException("latency HELLO without its receive depth");
+        }
+        if (withRegion && length < 16 + 8 * n + depthBytes + RemoteMemory.ENCODED_BYTES) {
             throw new IllegalStateException("WRITE latency HELLO without the client's region");
         }
         List<Integer> sizes = new ArrayList<>();
@@ -109,6 +117,14 @@ public final class BenchProtocol {
             sizes.add(size);
             iters.add(it);
         }
+        int rxDepth = 1;
+        if (latency) {
+            rxDepth = b.getInt();
+            if (rxDepth < 1 || rxDepth > BenchOptions.MAX_RX_DEPTH) {
+                throw new IllegalStateException("latency HELLO asks for a receive depth of " + rxDepth + ", not 1.."
+                        + BenchOptions.MAX_RX_DEPTH);
+            }
+        }
         RemoteMemory region = null;
         if (withRegion) {
             try {
@@ -117,7 +133,7 @@ public final class BenchProtocol {
                 throw new IllegalStateException("malformed region in the client's HELLO: " + e.getMessage(), e);
             }
         }
-        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup, latency, region);
+        return new Hello(BenchOptions.Op.values()[op], sizes, iters, warmup, latency, region, rxDepth);
     }
 
     /** @param buf destination @param region the server's data region @return bytes written */

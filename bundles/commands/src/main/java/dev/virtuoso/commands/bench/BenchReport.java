@@ -34,6 +34,9 @@ final class BenchReport {
         out.printf(Locale.ROOT, " %-20s : %d[B]%n", "Mtu", e.options.mtu());
         out.printf(Locale.ROOT, " %-20s : %s%n", "Engine (configured)", e.engine);
         out.printf(Locale.ROOT, " %-20s : %d%n", "Tx depth", o.latency() ? 1 : o.txDepth());
+        if (o.latency()) {
+            out.printf(Locale.ROOT, " %-20s : %d%n", "Rx depth", o.rxDepth());
+        }
         if (o.client() && o.warmup() > 0) {
             out.printf(Locale.ROOT, " %-20s : %d iterations per size on a first connection%n", "Warm-up", o.warmup());
         }

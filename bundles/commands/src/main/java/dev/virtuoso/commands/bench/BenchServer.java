@@ -67,10 +67,10 @@ final class BenchServer {
         long expected = h.totalMessages();
         int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
         LatencyPingPong pingPong = !h.latency() ? null : h.op() == BenchOptions.Op.WRITE
-                ? new LatencyPingPong(c, e.data, e.dataBuffer, max, e.control, e.controlBuffer, h.region())
-                : new LatencyPingPong(c, e.data, e.dataBuffer, max);
+                ? new LatencyPingPong(c, e.data, e.dataBuffer, max, h.rxDepth(), e.control, e.controlBuffer, h.region())
+                : new LatencyPingPong(c, e.data, e.dataBuffer, max, h.rxDepth());
         if (pingPong != null) {
-            pingPong.postFirstReceive();
+            pingPong.postFirstReceives(expected);
         } else if (h.op() == BenchOptions.Op.SEND) {
             for (int i = 0; i < rxDepth; i++) {
                 c.postRecv(100 + i, e.data, 0, max);
@@ -79,7 +79,7 @@ final class BenchServer {
             c.postRecv(2, e.control, BenchEndpoint.RECV_HALF, BenchEndpoint.RECV_HALF);
         }
         c.postSend(3, e.control, BenchEndpoint.SEND_HALF, BenchProtocol.writeReady(e.outgoing(), e.data.remote()));
-        BenchOptions shown = o.asServerOf(h.op(), h.sizes(), h.latency(), e.vnics);
+        BenchOptions shown = o.asServerOf(h.op(), h.sizes(), h.latency(), h.rxDepth(), e.vnics);
         if (!h.warmup()) {
             BenchReport.header(out, shown, e, c.remoteBootstrapAddress().toString());
         }

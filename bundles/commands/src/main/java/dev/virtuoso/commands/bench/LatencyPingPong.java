@@ -22,8 +22,12 @@ import dev.virtuoso.api.VirtuosoException;
  * without blocking (a wake-up would be measured too), yielding between empty polls. Each side's
  * data region has two halves of the largest size: the client sends from the first and receives
  * into the second; the server receives into one half and sends it back from there while the next
- * message goes into the other, so a receive never lands in a buffer being sent. The client numbers its messages (first 8 bytes, from 8 bytes on) and checks every answer's
- * number and length.
+ * message goes into the other, so a receive never lands in a buffer being sent. The client numbers
+ * its messages (first 8 bytes, from 8 bytes on) and checks every answer's number and length. Each
+ * side keeps {@code rxDepth} receives posted ahead (perftest's {@code --rx-depth}), never more than
+ * the messages still to come: with 1 each is posted right before its message, so its advertisement
+ * travels with that message; with more, the advertisements wait until the peer runs short (the
+ * reassembler's rule), as in request-response traffic that keeps receives posted.
  */
 final class LatencyPingPong {
     /** Sends allowed outstanding before the client waits for their completions (outside the clock). */
@@ -46,20 +50,28 @@ final class LatencyPingPong {
     private final ByteBuffer controlBuffer;
     /** The peer's data region (WRITE test), or null. */
     private final RemoteMemory peer;
+    /** Receives kept posted ahead, at least 1. */
+    private final int rxDepth;
     private long sendsOutstanding;
+    /** Server: receives posted so far (receive k lands in half k % 2). */
+    private long serverPosted;
 
     /** For the SEND test. */
-    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half) {
-        this(c, data, buffer, half, null, null, null);
+    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half, int rxDepth) {
+        this(c, data, buffer, half, rxDepth, null, null, null);
     }
 
     /** For the WRITE test: {@code peer} is the other side's data region. */
-    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half, MemoryRegion control,
-            ByteBuffer controlBuffer, RemoteMemory peer) {
+    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half, int rxDepth,
+            MemoryRegion control, ByteBuffer controlBuffer, RemoteMemory peer) {
+        if (rxDepth < 1) {
+            throw new IllegalArgumentException("receive depth must be at least 1: " + rxDepth);
+        }
         this.c = c;
         this.data = data;
         this.buffer = buffer;
         this.half = half;
+        this.rxDepth = rxDepth;
         this.control = control;
         this.controlBuffer = controlBuffer;
         this.peer = peer;
@@ -77,11 +89,13 @@ final class LatencyPingPong {
     long[] measure(int size, int n) throws IOException, InterruptedException {
         boolean write = peer != null;
         long[] halfRoundTrips = new long[n];
+        int posted = 0;
+        while (posted < Math.min(rxDepth - 1, n)) {
+            postClientReceive(posted++, size);
+        }
         for (int i = 0; i < n; i++) {
-            if (write) {
-                c.postRecv(i, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
-            } else {
-                c.postRecv(i, data, half, size);
+            if (posted < n) {
+                postClientReceive(posted++, size); // rxDepth posted for the answers from this one on
             }
             if (size >= Long.BYTES) {
                 buffer.putLong(0, i);
@@ -117,10 +131,19 @@ final class LatencyPingPong {
         return halfRoundTrips;
     }
 
+    /** Client: a notice's receive (WRITE test), else an answer's into the second half of the data region. */
+    private void postClientReceive(long wrId, int size) throws VirtuosoException {
+        if (peer != null) {
+            c.postRecv(wrId, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+        } else {
+            c.postRecv(wrId, data, half, size);
+        }
+    }
+
     /**
      * Server: answers {@code total} messages, each with one of the same length (WRITE test: writes
      * the bytes the client wrote back into the second half of its region and tells it). The first
-     * receive must be posted ({@link #postFirstReceive}) before the client may send.
+     * receives must be posted ({@link #postFirstReceives}) before the client may send.
      */
     void answer(long total) throws IOException, InterruptedException {
         boolean write = peer != null;
@@ -137,8 +160,8 @@ final class LatencyPingPong {
                 }
                 length = (int) written;
             }
-            if (m + 1 < total) {
-                postServerReceive(m + 1, 1 - into);
+            if (serverPosted < total) {
+                postServerReceive(); // rxDepth posted for the messages from the next one on
             }
             if (write) {
                 writeAndTell(number, length, half);
@@ -150,17 +173,20 @@ final class LatencyPingPong {
         awaitSendsBelow(1);
     }
 
-    /** Server: posts the first receive (a notice's in the WRITE test), before its READY. */
-    void postFirstReceive() throws VirtuosoException {
-        postServerReceive(0, 0);
+    /** Server: posts the first receives (notices' in the WRITE test) for {@code total} messages, before its READY. */
+    void postFirstReceives(long total) throws VirtuosoException {
+        while (serverPosted < Math.min(rxDepth, total)) {
+            postServerReceive();
+        }
     }
 
-    /** Server: a notice's receive (WRITE test), else a message's into half {@code into} of the data region. */
-    private void postServerReceive(long wrId, int into) throws VirtuosoException {
+    /** Server: the next receive, a notice's (WRITE test), else a message's into half {@code k % 2} of the data region. */
+    private void postServerReceive() throws VirtuosoException {
+        long k = serverPosted++;
         if (peer != null) {
-            c.postRecv(wrId, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
+            c.postRecv(k, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
         } else {
-            c.postRecv(wrId, data, into * (long) half, half);
+            c.postRecv(k, data, (k % 2) * half, half);
         }
     }
 

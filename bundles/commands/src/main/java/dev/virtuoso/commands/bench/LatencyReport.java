@@ -34,6 +34,7 @@ final class LatencyReport {
                 .append("\",\n");
         sb.append("  \"engine\": \"").append(BenchReport.escape(e.engine)).append("\",\n");
         sb.append("  \"warmup_iterations\": ").append(o.warmup()).append(",\n");
+        sb.append("  \"rx_depth\": ").append(o.rxDepth()).append(",\n");
         sb.append("  \"unit\": \"usec, half round trip\",\n");
         sb.append("  \"results\": [");
         for (int i = 0; i < rows.size(); i++) {

@@ -64,9 +64,17 @@ class BenchOptionsTest {
         assertEquals(BenchOptions.Op.WRITE, parse("--lat", "--op", "write", "h").op(), "MP_WRITE and a notice");
         assertFalse(parse("h").latency());
         assertEquals(BenchOptions.Op.WRITE, parse("h").op(), "the bandwidth test's default stays write");
-        assertTrue(parse("-q", "2").asServerOf(BenchOptions.Op.SEND, List.of(8), true, List.of()).latency());
+        assertTrue(parse("-q", "2").asServerOf(BenchOptions.Op.SEND, List.of(8), true, 4, List.of()).latency());
+        assertEquals(4, parse("-q", "2").asServerOf(BenchOptions.Op.SEND, List.of(8), true, 4, List.of()).rxDepth());
+        assertEquals(1, lat.rxDepth(), "one receive at a time unless asked");
+        assertEquals(16, parse("--lat", "--rx-depth", "16", "h").rxDepth());
+        assertEquals(16, parse("--lat", "--rx-depth", "16", "--warmup", "5", "h").warmupRun().rxDepth());
+        assertThrows(IllegalArgumentException.class, () -> parse("--lat", "--rx-depth", "0", "h"));
+        assertThrows(IllegalArgumentException.class,
+                () -> parse("--lat", "--rx-depth", String.valueOf(BenchOptions.MAX_RX_DEPTH + 1), "h"));
         String[][] refused = {
             {"--lat"}, // the server follows the client's HELLO
+            {"--rx-depth", "4", "h"}, // an option of the latency test
             {"--lat", "--op", "read", "h"},
             {"--lat", "-t", "4", "h"},
             {"--lat", "--rate", "1g", "h"},

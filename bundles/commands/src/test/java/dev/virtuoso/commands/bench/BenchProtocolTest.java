@@ -38,12 +38,35 @@ class BenchProtocolTest {
     void aWriteLatencyHelloCarriesTheClientsRegion() {
         RemoteMemory region = new RemoteMemory(0x7f00_1234_5000L, 99, 1 << 21);
         BenchProtocol.Hello h = new BenchProtocol.Hello(BenchOptions.Op.WRITE, List.of(64, 1 << 20), List.of(5, 5),
-                false, true, region);
+                false, true, region, 1);
         int n = BenchProtocol.writeHello(buf, h);
         assertEquals(h, BenchProtocol.readHello(buf, n));
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> BenchProtocol.readHello(buf, n - RemoteMemory.ENCODED_BYTES));
         assertEquals("WRITE latency HELLO without the client's region", e.getMessage());
+    }
+
+    @Test
+    void aLatencyHelloCarriesTheReceiveDepth() {
+        RemoteMemory region = new RemoteMemory(0x7f00_1234_5000L, 99, 1 << 21);
+        for (BenchOptions.Op op : new BenchOptions.Op[] {BenchOptions.Op.SEND, BenchOptions.Op.WRITE}) {
+            BenchProtocol.Hello h = new BenchProtocol.Hello(op, List.of(8, 4096), List.of(10, 10), false, true,
+                    op == BenchOptions.Op.WRITE ? region : null, BenchOptions.MAX_RX_DEPTH);
+            int n = BenchProtocol.writeHello(buf, h);
+            assertEquals(h, BenchProtocol.readHello(buf, n));
+            int depthAt = 16 + 2 * 8;
+            for (int bad : new int[] {0, BenchOptions.MAX_RX_DEPTH + 1, -1}) {
+                buf.putInt(depthAt, bad);
+                IllegalStateException e = assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n));
+                assertEquals("latency HELLO asks for a receive depth of " + bad + ", not 1.." + BenchOptions.MAX_RX_DEPTH,
+                        e.getMessage());
+            }
+        }
+        BenchProtocol.Hello send = new BenchProtocol.Hello(BenchOptions.Op.SEND, List.of(8), List.of(10), false, true);
+        int n = BenchProtocol.writeHello(buf, send);
+        assertEquals(1, BenchProtocol.readHello(buf, n).rxDepth());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> BenchProtocol.readHello(buf, n - 4));
+        assertEquals("latency HELLO without its receive depth", e.getMessage());
     }
 
     @Test

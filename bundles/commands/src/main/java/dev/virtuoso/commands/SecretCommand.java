@@ -24,7 +24,7 @@ import dev.virtuoso.commands.cli.ParsedArgs;
     property = {"osgi.command.scope=virtuoso", "osgi.command.function=secret"})
 public class SecretCommand {
     /** The connector's configuration PID (dev.virtuoso.qpmanager.internal.ConnectorComponent.PID). */
-    static final String CONNECTOR_PID = "dev.virtuoso.qpmanager";
+    public static final String CONNECTOR_PID = "dev.virtuoso.qpmanager";
     static final String PROPERTY = "secretFile";
 
     private static final CommandLineSpec SPEC = new CommandLineSpec("secret", "[FILE]", 0, 1)

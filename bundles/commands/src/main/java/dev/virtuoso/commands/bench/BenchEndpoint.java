@@ -17,6 +17,7 @@ import dev.virtuoso.api.MemoryRegion;
 import dev.virtuoso.api.MpCompletion;
 import dev.virtuoso.api.MpOpcode;
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.commands.SecretCommand;
 import dev.virtuoso.commands.SoftProviderConfig;
 import dev.virtuoso.commands.VirtuosoServices;
 import dev.virtuoso.commands.cli.CommandError;
@@ -139,7 +140,7 @@ final class BenchEndpoint implements AutoCloseable {
      *     connector's configuration) and, on the soft RNIC, whether they run its engine too
      */
     static String engineMode(VirtuosoServices services, String provider) {
-        boolean core = configured(services, "dev.virtuoso.qpmanager", "engineInvokeOnPoll");
+        boolean core = configured(services, SecretCommand.CONNECTOR_PID, "engineInvokeOnPoll");
         String mode = core ? "run by the polling threads (engineInvokeOnPoll)" : "agents";
         if (provider.equals("soft") && configured(services, SoftProviderConfig.PID, "invokeOnPoll")) {
             mode += "; soft RNIC run by its CQ pollers (invokeOnPoll)";

@@ -381,14 +381,20 @@ class ReassemblyEdgesTest {
         assertEquals(3, r.counters().controlSent());
     }
 
-    @Test
-    void advertisementsWaitWhileThePeerHoldsHalfOfThePostedReceives() throws Exception {
+    /** 16 slots of 256 bytes each side; four receives of {@code capacity} posted and advertised at once. */
+    private ByteBuffer fourAdvertised(int capacity, boolean writable) throws Exception {
         open(16, 16, 256, 256).start(16, 16, 256);
-        ByteBuffer region = ByteBuffer.allocate(16 * 64);
+        ByteBuffer region = ByteBuffer.allocate(16 * capacity);
         for (int k = 0; k < 4; k++) {
-            r.postReceive(k, region, 64 * k, 64, 0, 0, false);
+            r.postReceive(k, region, capacity * k, capacity, 0, 0, writable);
         }
         assertEquals(1, duty(), "the peer held none: all four at once");
+        return region;
+    }
+
+    @Test
+    void advertisementsWaitWhileThePeerHoldsHalfOfThePostedReceives() throws Exception {
+        ByteBuffer region = fourAdvertised(64, false);
         sent.clear();
         // request-response with four receives posted ahead: each arrival is delivered and reposted
         for (int k = 0; k < 2; k++) {
@@ -413,12 +419,7 @@ class ReassemblyEdgesTest {
 
     @Test
     void afterALargeMessageTheNextAdvertisementGoesAtOnce() throws Exception {
-        open(16, 16, 256, 256).start(16, 16, 256);
-        ByteBuffer region = ByteBuffer.allocate(16 * 100);
-        for (int k = 0; k < 4; k++) {
-            r.postReceive(k, region, 100 * k, 100, 0, 0, true);
-        }
-        assertEquals(1, duty());
+        ByteBuffer region = fourAdvertised(100, true);
         r.onControl(report(ControlRecords.SEND_DONE, 0, 100, 2)); // a large message, placed
         assertEquals(1, deliver());
         r.postReceive(4, region, 400, 100, 0, 0, true);

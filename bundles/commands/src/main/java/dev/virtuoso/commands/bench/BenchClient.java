@@ -122,10 +122,7 @@ final class BenchClient {
             LatencyReport.tableHead(out);
         }
         boolean write = o.op() == BenchOptions.Op.WRITE;
-        LatencyPingPong pingPong = write
-                ? new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize(), o.rxDepth(), e.control,
-                        e.controlBuffer, region)
-                : new LatencyPingPong(e.connection, e.data, e.dataBuffer, o.maxSize(), o.rxDepth());
+        LatencyPingPong pingPong = new LatencyPingPong(e, o.maxSize(), o.rxDepth(), write ? region : null);
         List<LatencyResult> rows = new ArrayList<>();
         for (int i = 0; i < o.sizes().size(); i++) {
             int size = o.sizes().get(i);

@@ -67,11 +67,7 @@ final class BenchReport {
         StringBuilder sb = new StringBuilder("{\n");
         sb.append("  \"side\": \"client\",\n");
         sb.append("  \"test\": \"").append(o.op().name().toLowerCase(Locale.ROOT)).append("\",\n");
-        sb.append("  \"provider\": \"").append(e.provider).append("\",\n");
-        sb.append("  \"device\": \"").append(escape(e.device)).append("\",\n");
-        sb.append("  \"paths\": ").append(e.vnics.size()).append(",\n");
-        sb.append("  \"load_balancer\": \"").append(escape(e.options.loadBalancer())).append("\",\n");
-        sb.append("  \"congestion_avoidance\": \"").append(escape(e.options.congestionAvoidance())).append("\",\n");
+        endpointJson(sb, e);
         if (e.connection != null) {
             sb.append("  \"load_balancer_in_use\": \"").append(escape(e.connection.loadBalancer())).append("\",\n");
             sb.append("  \"congestion_avoidance_in_use\": \"").append(escape(e.connection.congestionAvoidance()))
@@ -177,6 +173,15 @@ final class BenchReport {
             Files.createDirectories(parent);
         }
         Files.writeString(file, json, StandardCharsets.UTF_8);
+    }
+
+    /** The endpoint's provider, device, paths and policies as JSON members (both tests' reports). */
+    static void endpointJson(StringBuilder sb, BenchEndpoint e) {
+        sb.append("  \"provider\": \"").append(e.provider).append("\",\n");
+        sb.append("  \"device\": \"").append(escape(e.device)).append("\",\n");
+        sb.append("  \"paths\": ").append(e.vnics.size()).append(",\n");
+        sb.append("  \"load_balancer\": \"").append(escape(e.options.loadBalancer())).append("\",\n");
+        sb.append("  \"congestion_avoidance\": \"").append(escape(e.options.congestionAvoidance())).append("\",\n");
     }
 
     static String escape(String s) {

@@ -66,9 +66,8 @@ final class BenchServer {
         e.attachData(h.latency() ? 2 * max : max); // latency: a half to receive into while the other is sent
         long expected = h.totalMessages();
         int rxDepth = (int) Math.min(expected, Math.max(32, 2L * o.txDepth()));
-        LatencyPingPong pingPong = !h.latency() ? null : h.op() == BenchOptions.Op.WRITE
-                ? new LatencyPingPong(c, e.data, e.dataBuffer, max, h.rxDepth(), e.control, e.controlBuffer, h.region())
-                : new LatencyPingPong(c, e.data, e.dataBuffer, max, h.rxDepth());
+        // the HELLO carries the client's region for the WRITE test only (null: the SEND test)
+        LatencyPingPong pingPong = h.latency() ? new LatencyPingPong(e, max, h.rxDepth(), h.region()) : null;
         if (pingPong != null) {
             pingPong.postFirstReceives(expected);
         } else if (h.op() == BenchOptions.Op.SEND) {

@@ -56,24 +56,23 @@ final class LatencyPingPong {
     /** Server: receives posted so far (receive k lands in half k % 2). */
     private long serverPosted;
 
-    /** For the SEND test. */
-    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half, int rxDepth) {
-        this(c, data, buffer, half, rxDepth, null, null, null);
-    }
-
-    /** For the WRITE test: {@code peer} is the other side's data region. */
-    LatencyPingPong(MultipathConnection c, MemoryRegion data, ByteBuffer buffer, int half, int rxDepth,
-            MemoryRegion control, ByteBuffer controlBuffer, RemoteMemory peer) {
+    /**
+     * @param e the connected endpoint, its data region attached
+     * @param half bytes in each half of the data region
+     * @param rxDepth receives kept posted ahead
+     * @param peer the other side's data region for the WRITE test, {@code null} for the SEND test
+     */
+    LatencyPingPong(BenchEndpoint e, int half, int rxDepth, RemoteMemory peer) {
         if (rxDepth < 1) {
             throw new IllegalArgumentException("receive depth must be at least 1: " + rxDepth);
         }
-        this.c = c;
-        this.data = data;
-        this.buffer = buffer;
+        this.c = e.connection;
+        this.data = e.data;
+        this.buffer = e.dataBuffer;
         this.half = half;
         this.rxDepth = rxDepth;
-        this.control = control;
-        this.controlBuffer = controlBuffer;
+        this.control = e.control;
+        this.controlBuffer = e.controlBuffer;
         this.peer = peer;
         for (int i = 0; i < comps.length; i++) {
             comps[i] = new MpCompletion();
@@ -91,11 +90,11 @@ final class LatencyPingPong {
         long[] halfRoundTrips = new long[n];
         int posted = 0;
         while (posted < Math.min(rxDepth - 1, n)) {
-            postClientReceive(posted++, size);
+            postReceive(posted++, half, size);
         }
         for (int i = 0; i < n; i++) {
             if (posted < n) {
-                postClientReceive(posted++, size); // rxDepth posted for the answers from this one on
+                postReceive(posted++, half, size); // rxDepth posted for the answers from this one on
             }
             if (size >= Long.BYTES) {
                 buffer.putLong(0, i);
@@ -131,12 +130,12 @@ final class LatencyPingPong {
         return halfRoundTrips;
     }
 
-    /** Client: a notice's receive (WRITE test), else an answer's into the second half of the data region. */
-    private void postClientReceive(long wrId, int size) throws VirtuosoException {
+    /** A notice's receive (WRITE test), else a message's of {@code capacity} bytes at {@code offset} of the data region. */
+    private void postReceive(long wrId, long offset, int capacity) throws VirtuosoException {
         if (peer != null) {
             c.postRecv(wrId, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
         } else {
-            c.postRecv(wrId, data, half, size);
+            c.postRecv(wrId, data, offset, capacity);
         }
     }
 
@@ -147,7 +146,6 @@ final class LatencyPingPong {
      */
     void answer(long total) throws IOException, InterruptedException {
         boolean write = peer != null;
-        int into = 0;
         for (long m = 0; m < total; m++) {
             MpCompletion got = await(MpOpcode.RECV, "a message");
             long number = 0;
@@ -166,9 +164,8 @@ final class LatencyPingPong {
             if (write) {
                 writeAndTell(number, length, half);
             } else {
-                post(data, into * (long) half, length);
+                post(data, (m % 2) * half, length); // back from the half message m landed in
             }
-            into = 1 - into;
         }
         awaitSendsBelow(1);
     }
@@ -180,14 +177,10 @@ final class LatencyPingPong {
         }
     }
 
-    /** Server: the next receive, a notice's (WRITE test), else a message's into half {@code k % 2} of the data region. */
+    /** Server: the next receive; message k lands in half {@code k % 2} of the data region. */
     private void postServerReceive() throws VirtuosoException {
         long k = serverPosted++;
-        if (peer != null) {
-            c.postRecv(k, control, BenchEndpoint.RECV_HALF, NOTICE_BYTES);
-        } else {
-            c.postRecv(k, data, (k % 2) * half, half);
-        }
+        postReceive(k, (k % 2) * half, half);
     }
 
     /** MP_WRITE of the first {@code length} bytes to the peer at {@code peerOffset}, then the notice. */

@@ -26,12 +26,7 @@ final class LatencyReport {
         sb.append("  \"side\": \"client\",\n");
         // perftest's names: send_lat, and write_lat for MP_WRITE with its notice
         sb.append("  \"test\": \"").append(o.op() == BenchOptions.Op.WRITE ? "write_lat" : "send_lat").append("\",\n");
-        sb.append("  \"provider\": \"").append(e.provider).append("\",\n");
-        sb.append("  \"device\": \"").append(BenchReport.escape(e.device)).append("\",\n");
-        sb.append("  \"paths\": ").append(e.vnics.size()).append(",\n");
-        sb.append("  \"load_balancer\": \"").append(BenchReport.escape(e.options.loadBalancer())).append("\",\n");
-        sb.append("  \"congestion_avoidance\": \"").append(BenchReport.escape(e.options.congestionAvoidance()))
-                .append("\",\n");
+        BenchReport.endpointJson(sb, e);
         sb.append("  \"engine\": \"").append(BenchReport.escape(e.engine)).append("\",\n");
         sb.append("  \"warmup_iterations\": ").append(o.warmup()).append(",\n");
         sb.append("  \"rx_depth\": ").append(o.rxDepth()).append(",\n");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,20 +50,31 @@ class DeferredDoorbellTest {
         Mem src = rig.mem(rig.pdA, 64, ALL);
         Mem dst = rig.mem(rig.pdB, 128, ALL);
         IbvWc[] wcs = {new IbvWc(), new IbvWc(), new IbvWc(), new IbvWc()};
+        Thread self = Thread.currentThread();
+        int posted = 0; // second WRs posted so far (attempts that did not count post one too)
         // the scenario needs the engine thread standing back when the second WR is posted (a
         // 2-core machine may hold this thread up past the lease): tried until it was
         for (int attempt = 0; attempt < 20; attempt++) {
+            // every second WR of the attempts before has left: this attempt counts its own only
+            awaitSent(second.a(), posted, rig, wcs);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!a.standingBack()) { // this thread polls A's CQ, running its cycles
                 rig.cqA.pollCq(wcs, wcs.length);
                 assertTrue(System.nanoTime() - deadline < 0, "the engine thread never stood back");
             }
+            AtomicBoolean ran = new AtomicBoolean();
             boolean[] standingBack = new boolean[1];
+            Thread[] poster = new Thread[1];
             Throwable[] failed = new Throwable[1];
             // the first WR's transmit runs in this thread under the device's claim; right after its
-            // packet, past the doorbells, another thread posts on the second QP
+            // packet, past the doorbells, another thread posts on the second QP. If another thread
+            // sent the packet (the engine thread resumed before the first post), nothing is posted
             wireA.afterSend(() -> {
-                Thread poster = new Thread(() -> {
+                if (Thread.currentThread() != self) {
+                    ran.set(true);
+                    return;
+                }
+                poster[0] = new Thread(() -> {
                     try {
                         // the engine thread must stand back through the whole post: read before and
                         // after, and no new stand-back between (under load it can resume meanwhile,
@@ -75,31 +87,51 @@ class DeferredDoorbellTest {
                         failed[0] = t;
                     }
                 }, "deferred-doorbell-poster");
-                poster.start();
+                poster[0].start();
                 // polling meanwhile keeps the pollers' lease (the polls are denied: this thread holds
                 // the claim), so the engine thread stays standing back however slowly the poster starts
                 IbvWc[] more = {new IbvWc(), new IbvWc(), new IbvWc(), new IbvWc()};
                 long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (poster.isAlive() && System.nanoTime() - end < 0) {
+                while (poster[0].isAlive() && System.nanoTime() - end < 0) {
                     try {
                         rig.cqA.pollCq(more, more.length);
                     } catch (VerbsException e) {
                         throw new AssertionError(e);
                     }
                 }
+                ran.set(true);
             });
             first.a().postSend(Rig.wr(1, IbvWrOpcode.RDMA_WRITE, src, 0, 64, dst, 0));
             long sent = sent(second.a());
+            // sent by another thread, the packet may not have left yet: its action must run before
+            // the next attempt queues one (one action per send, in order)
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!ran.get()) {
+                rig.cqA.pollCq(wcs, wcs.length);
+                assertTrue(System.nanoTime() - end < 0, "the first WR never left");
+            }
+            if (poster[0] == null) {
+                continue;
+            }
+            poster[0].join(10_000);
             assertNull(failed[0]);
+            posted++;
             if (!standingBack[0]) {
                 continue; // the engine thread ran the cycles then: it takes the doorbell itself
             }
-            // one packet per second WR, this attempt's included (earlier ones left in this attempt's
-            // cycle at the latest, which serves every doorbell)
-            assertEquals(attempt + 1, sent, "the second WR did not leave when the first one's cycle ended");
+            assertEquals(posted, sent, "the second WR did not leave when the first one's cycle ended");
             return;
         }
         throw new AssertionError("the engine thread was never standing back at the second post");
+    }
+
+    /** Waits (polling A's CQ, so that cycles run) until {@code qp} sent {@code n} WRs' packets. */
+    private static void awaitSent(IbvQp qp, long n, Rig rig, IbvWc[] wcs) throws VerbsException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sent(qp) < n) {
+            rig.cqA.pollCq(wcs, wcs.length);
+            assertTrue(System.nanoTime() - end < 0, "a second WR of an earlier attempt never left");
+        }
     }
 
     /** @return packets sent for the first time (a retransmission of an earlier WR, under load, is not a new one) */

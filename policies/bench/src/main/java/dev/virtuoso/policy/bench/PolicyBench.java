@@ -35,7 +35,7 @@ public final class PolicyBench {
             System.exit(0);
         }
         if (args.length > 0 && args[0].equals("latency-one-thread")) {
-            // "latency-one-thread [both|fabric|udp] [ITERATIONS]": see OneThreadLatency
+            // "latency-one-thread [both|fabric|udp] [ITERATIONS] [RX_DEPTH]": see OneThreadLatency
             OneThreadLatency.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
         }

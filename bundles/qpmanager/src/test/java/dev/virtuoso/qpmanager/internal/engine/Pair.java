@@ -31,13 +31,17 @@ final class Pair {
     private long seed = 12345;
 
     Pair(MultipathConnection[] cs, int bufferBytes) throws Exception {
+        this(cs, bufferBytes, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
+    }
+
+    /** @param access the rights of both regions (without REMOTE_WRITE no message goes straight into a receive) */
+    Pair(MultipathConnection[] cs, int bufferBytes, EnumSet<Access> access) throws Exception {
         client = cs[0];
         server = cs[1];
         clientBuf = ByteBuffer.allocateDirect(bufferBytes);
         serverBuf = ByteBuffer.allocateDirect(bufferBytes);
-        EnumSet<Access> all = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-        clientMr = client.register(clientBuf, all);
-        serverMr = server.register(serverBuf, all);
+        clientMr = client.register(clientBuf, access);
+        serverMr = server.register(serverBuf, access);
     }
 
     /** Fills {@code len} bytes at {@code off} with a fresh pseudo-random pattern. */

@@ -26,7 +26,7 @@ export RXE_GUEST_CACHE="${RXE_GUEST_CACHE:-/var/cache/virtuoso/rxe-guest}"
 start=$SECONDS
 rc=0
 timeout --kill-after=10 "${RXE_CI_TIMEOUT:-1800}" "$itest/run-scenario.sh" --out "$itest/target/rxe-interop" \
-    interop icrc-negative ibv-conformance ibv-multipath || rc=$?
+    interop icrc-negative ibv-conformance ibv-multipath ibv-bench || rc=$?
 case "$rc" in
     0) echo "rxe-interop: passed in $((SECONDS - start)) s";;
     2) echo "rxe-interop: SKIPPED (see the reason above: root, /dev/net/tun or qemu unavailable)"; rc=0;;

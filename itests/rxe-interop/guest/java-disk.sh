@@ -6,6 +6,8 @@
 #                       conformance suite, JUnit platform)
 #   classes/            itests/rxe-interop's classes (MpPeer, JUnitRun)
 #   ibv-test-classes/   bundles/verbs-ibv's test classes (the conformance suite's ibv environment)
+#   launcher/           the launcher as built (virtuoso-launcher.jar, lib/, bundles/), if it is
+#                       built: `virtuoso bench` in the guest (scenario ibv-bench)
 # The guest mounts it read-only (guest/lib.sh java_setup).
 #   java-disk.sh CACHE_DIR IMAGE      (the jlink image is cached in CACHE_DIR/jre-<key>)
 set -euo pipefail
@@ -16,8 +18,10 @@ repo="$(cd "$itest/../.." && pwd)"
 cache="${1:?usage: java-disk.sh CACHE_DIR IMAGE}"
 image="${2:?usage: java-disk.sh CACHE_DIR IMAGE}"
 # what jdeps --print-module-deps reports for the class path above (java.sql brings java.logging and
-# java.xml; jdk.unsupported and java.management are for Agrona, which the QP manager uses)
-modules=java.base,java.logging,java.sql,java.management,java.compiler,jdk.unsupported
+# java.xml; jdk.unsupported and java.management are for Agrona, which the QP manager uses) and for
+# the launcher with its bundles (java.desktop: the commands bundle imports javax.imageio for the
+# demo's chart, so the framework must export it for the bundle to resolve)
+modules=java.base,java.logging,java.sql,java.management,java.compiler,jdk.unsupported,java.desktop
 
 log() { echo "java-disk: $*" >&2; }
 
@@ -57,6 +61,13 @@ for j in "${jars[@]}"; do
 done
 cp -a "$itest/target/classes" "$stage/classes"
 cp -a "$ibv_tests" "$stage/ibv-test-classes"
+launcher="$repo/launcher/target"
+if [ -f "$launcher/virtuoso-launcher.jar" ] && [ -d "$launcher/bundles" ] && [ -d "$launcher/lib" ]; then
+    mkdir "$stage/launcher"
+    cp -a "$launcher/virtuoso-launcher.jar" "$launcher/lib" "$launcher/bundles" "$stage/launcher/"
+else
+    log "no launcher in $launcher (build it: mvn -B verify, or mvn -B -pl launcher -am install): scenarios that run it fail"
+fi
 size_mb=$(( $(du -sm "$stage" | cut -f1) * 13 / 10 + 16 ))
 mkfs.ext4 -q -F -L virtuoso-java -d "$stage" "$image" "${size_mb}M" >&2
 log "$(du -sh "$image" | cut -f1) image, runtime $("$jre/bin/java" -version 2>&1 | head -1)"

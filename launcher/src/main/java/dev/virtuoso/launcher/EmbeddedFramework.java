@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import org.osgi.framework.Bundle;
@@ -33,6 +34,7 @@ final class EmbeddedFramework implements AutoCloseable {
 
     private final Framework framework;
     private final Path storage;
+    private final List<String> skipped = new ArrayList<>();
     private boolean closed;
 
     private EmbeddedFramework(Framework framework, Path storage) {
@@ -85,15 +87,17 @@ final class EmbeddedFramework implements AutoCloseable {
      * @throws IOException listing every bundle that is missing, failed to install or to start
      */
     List<Bundle> installAndStart(List<FeatureBundle> bundles, StagedBundles staged) throws IOException {
-        return installAndStart(bundles, staged, b -> { });
+        return installAndStart(bundles, Set.of(), staged, b -> { });
     }
 
     /**
      * As {@link #installAndStart(List, StagedBundles)}, calling {@code started} after each bundle
-     * started (before the next one starts).
+     * started (before the next one starts). A bundle that needs an execution environment (osgi.ee)
+     * this JVM does not provide is uninstalled: if its location is in {@code optional} it is left
+     * out ({@link #skipped()} says why), otherwise that need is the error.
      */
-    List<Bundle> installAndStart(List<FeatureBundle> bundles, StagedBundles staged, BundleStarted started)
-            throws IOException {
+    List<Bundle> installAndStart(List<FeatureBundle> bundles, Set<String> optional, StagedBundles staged,
+            BundleStarted started) throws IOException {
         List<String> problems = new ArrayList<>();
         List<Bundle> installed = new ArrayList<>();
         List<FeatureBundle> toStart = new ArrayList<>();
@@ -109,6 +113,17 @@ final class EmbeddedFramework implements AutoCloseable {
                 // a file: location, so `update <id>` re-reads the staged jar (an mvn: location needs a
                 // URL handler the embedded framework does not have)
                 Bundle bundle = ctx.installBundle(jar.toUri().toString());
+                String needs = ExecutionEnvironments.unmet(bundle, framework);
+                if (needs != null) {
+                    String name = bundle.getSymbolicName();
+                    bundle.uninstall();
+                    if (optional.contains(b.location())) {
+                        skipped.add(name + " left out: it needs " + needs);
+                    } else {
+                        problems.add(name + " (" + b.location() + "): needs " + needs);
+                    }
+                    continue;
+                }
                 installed.add(bundle);
                 if (b.start() && bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
                     toStart.add(b);
@@ -130,6 +145,11 @@ final class EmbeddedFramework implements AutoCloseable {
             throw new IOException("the features did not start:\n  " + String.join("\n  ", problems));
         }
         return installed;
+    }
+
+    /** @return the optional bundles {@link #installAndStart} left out, each with why */
+    List<String> skipped() {
+        return List.copyOf(skipped);
     }
 
     /** Called after a bundle of {@link #installAndStart} started. */

@@ -6,8 +6,10 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
@@ -76,6 +78,7 @@ public final class Main {
         String name = "virtuoso " + args.subcommand().cliName();
         quietLogging(args.verbose());
         List<FeatureBundle> bundles;
+        Set<String> optional = new HashSet<>();
         StagedBundles staged;
         try {
             staged = new StagedBundles(bundlesDir());
@@ -88,16 +91,28 @@ public final class Main {
             }
             List<String> features = new ArrayList<>(args.subcommand().features());
             features.addAll(args.extraFeatures());
+            List<FeatureBundle> needed = repo.bundlesFor(features);
+            // optional features last: a bundle this JVM cannot run is left out (a named one is not)
+            for (String f : args.subcommand().optionalFeatures()) {
+                if (!features.contains(f)) {
+                    features.add(f);
+                }
+            }
             bundles = repo.bundlesFor(features);
+            for (FeatureBundle b : bundles) {
+                if (!needed.contains(b)) {
+                    optional.add(b.location());
+                }
+            }
         } catch (IOException e) {
             err.println(name + ": " + e.getMessage());
             return FAILED;
         }
-        return boot(args, name, bundles, staged, err);
+        return boot(args, name, bundles, optional, staged, err);
     }
 
-    private static int boot(LauncherArgs args, String name, List<FeatureBundle> bundles, StagedBundles staged,
-            PrintStream err) {
+    private static int boot(LauncherArgs args, String name, List<FeatureBundle> bundles, Set<String> optional,
+            StagedBundles staged, PrintStream err) {
         Map<String, String> props = new HashMap<>();
         props.put("virtuoso.home", System.getProperty("virtuoso.home", Path.of("").toAbsolutePath().toString()));
         EmbeddedFramework fw;
@@ -111,7 +126,7 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             LauncherConfigs configs = new LauncherConfigs(args.configs());
-            List<Bundle> installed = fw.installAndStart(bundles, staged, configs);
+            List<Bundle> installed = fw.installAndStart(bundles, optional, staged, configs);
             if (!args.configs().isEmpty() && !configs.applied()) {
                 err.println(name + ": --config: Configuration Admin (" + LauncherConfigs.CONFIG_ADMIN_BUNDLE
                         + ") is not among the started bundles");
@@ -120,6 +135,9 @@ public final class Main {
             if (args.verbose()) {
                 for (Bundle b : installed) {
                     err.println("[launcher] " + b.getSymbolicName() + " " + b.getVersion() + " state " + b.getState());
+                }
+                for (String s : fw.skipped()) {
+                    err.println("[launcher] " + s);
                 }
             }
             if (args.subcommand().function() == null) {

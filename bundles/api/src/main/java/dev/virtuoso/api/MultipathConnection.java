@@ -40,6 +40,16 @@ public interface MultipathConnection extends AutoCloseable {
     /** @return the current state */
     ConnectionState state();
 
+    /**
+     * @return why the connection ended (for example "peer disconnected", "no usable path for 10000
+     *     ms", "peer gone: ..."), or {@code null} while it is open: what the completions it flushed
+     *     do not say
+     * @since 1.4
+     */
+    default String endReason() {
+        return null;
+    }
+
     /** @return the peer's bootstrap address */
     InetSocketAddress remoteBootstrapAddress();
 

@@ -27,7 +27,7 @@ import dev.virtuoso.spi.verbs.Vnic;
 public class VnicsCommand {
 
     private static final CommandLineSpec SPEC = new CommandLineSpec("virtuoso paths", "", 0, 0)
-            .option('P', "provider", "NAME", null, "only this verbs provider (soft, disni)");
+            .option('P', "provider", "NAME", null, "only this verbs provider (soft, ibv, disni)");
 
     private final List<Registered> providers = new CopyOnWriteArrayList<>();
 
@@ -61,8 +61,8 @@ public class VnicsCommand {
             return;
         }
         String only = a.value("provider");
-        if (only != null && !only.equals("soft") && !only.equals("disni")) {
-            throw new CommandError("--provider must be soft or disni: " + only);
+        if (only != null && !KNOWN.contains(only)) {
+            throw new CommandError("--provider must be soft, ibv or disni: " + only);
         }
         out.printf("%-9s %-12s %-40s %4s  %s%n", "provider", "device", "vNIC address", "gid", "netdev");
         for (Registered r : providers) {
@@ -70,12 +70,29 @@ public class VnicsCommand {
                 print(out, r);
             }
         }
-        for (String expected : new String[] {"soft", "disni"}) {
+        for (String expected : KNOWN) {
             if ((only == null || only.equals(expected)) && providers.stream().noneMatch(r -> r.name().equals(expected))) {
-                out.printf("%-9s (not registered%s)%n", expected, expected.equals("disni")
-                        ? ": it needs libdisni and an RDMA device; --verbose tells why" : ": is virtuoso-soft installed?");
+                out.printf("%-9s (not registered: %s)%n", expected, whyNotRegistered(expected));
             }
         }
+    }
+
+    /** Providers this command knows, in the order it lists them. */
+    private static final List<String> KNOWN = List.of("soft", "ibv", "disni");
+
+    /**
+     * @param provider soft, ibv or disni
+     * @return what the provider needs to register, for a line saying it is not registered
+     */
+    public static String whyNotRegistered(String provider) {
+        return switch (provider) {
+            case "ibv" -> Runtime.version().feature() >= 22
+                    ? "it needs libibverbs and an RDMA device; --verbose tells why"
+                    : "it needs Java 22 or newer (this JVM is Java " + Runtime.version().feature()
+                            + "), libibverbs and an RDMA device";
+            case "disni" -> "it needs libdisni and an RDMA device; --verbose tells why";
+            default -> "is virtuoso-soft installed?";
+        };
     }
 
     private static void print(PrintStream out, Registered r) {

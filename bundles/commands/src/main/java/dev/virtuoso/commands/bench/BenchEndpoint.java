@@ -20,7 +20,9 @@ import dev.virtuoso.api.MultipathConnection;
 import dev.virtuoso.commands.SecretCommand;
 import dev.virtuoso.commands.SoftProviderConfig;
 import dev.virtuoso.commands.VirtuosoServices;
+import dev.virtuoso.commands.VnicsCommand;
 import dev.virtuoso.commands.cli.CommandError;
+import dev.virtuoso.spi.verbs.IbvContext;
 import dev.virtuoso.spi.verbs.RdmaDevice;
 import dev.virtuoso.spi.verbs.VerbsException;
 import dev.virtuoso.spi.verbs.VerbsProvider;
@@ -52,6 +54,8 @@ final class BenchEndpoint implements AutoCloseable {
     MemoryRegion control;
     ByteBuffer controlBuffer;
     private final MpCompletion one = new MpCompletion();
+    /** The provider's service, for its device counters when a control message fails; null if not found. */
+    private VerbsProvider verbs;
 
     private BenchEndpoint(String provider, String device, List<InetAddress> vnics, ConnectOptions options,
             SoftProviderConfig softConfig) {
@@ -72,7 +76,8 @@ final class BenchEndpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted
      */
     static BenchEndpoint prepare(VirtuosoServices services, BenchOptions o) throws IOException, InterruptedException {
-        String provider = o.provider() != null ? o.provider() : hasDevices(services, "disni") ? "disni" : "soft";
+        String provider = o.provider() != null ? o.provider()
+                : hasDevices(services, "ibv") ? "ibv" : hasDevices(services, "disni") ? "disni" : "soft";
         String device = o.device();
         List<InetAddress> vnics = new ArrayList<>(o.vnics());
         SoftProviderConfig soft = null;
@@ -127,10 +132,18 @@ final class BenchEndpoint implements AutoCloseable {
         if (o.ackTimeout() > 0) {
             b.ackTimeout(o.ackTimeout());
         }
+        if (o.failoverSeconds() > 0) {
+            b.failoverTimeout(Duration.ofSeconds(o.failoverSeconds()));
+        }
         if (o.secret() != null) {
             b.sharedSecret(o.secret());
         }
         BenchEndpoint e = new BenchEndpoint(provider, device, List.copyOf(vnics), b.build(), soft);
+        for (VirtuosoServices.Named<VerbsProvider> p : services.providers()) {
+            if (p.name().equals(provider)) {
+                e.verbs = p.service();
+            }
+        }
         e.engine = engineMode(services, provider);
         return e;
     }
@@ -260,7 +273,7 @@ final class BenchEndpoint implements AutoCloseable {
                     + "(devices: " + devices.stream().map(RdmaDevice::name).toList() + ")");
         }
         throw new IOException("no verbs provider '" + provider + "' is registered"
-                + (provider.equals("disni") ? " (DiSNI registers only where libdisni and an RDMA device exist)" : ""));
+                + (provider.equals("soft") ? "" : " (" + VnicsCommand.whyNotRegistered(provider) + ")"));
     }
 
     /** Offset of the outgoing half of the control buffer. */
@@ -310,14 +323,39 @@ final class BenchEndpoint implements AutoCloseable {
      * @throws InterruptedException if interrupted
      */
     MpCompletion awaitControl(MpOpcode opcode) throws IOException, InterruptedException {
+        String what = opcode != null ? opcode.toString() : "completion";
         if (!connection.awaitCompletion(one, COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            throw new IOException("no " + opcode + " completion within " + COMPLETION_TIMEOUT_SECONDS + " s");
+            throw new IOException("no " + what + " within " + COMPLETION_TIMEOUT_SECONDS + " s; "
+                    + BenchClient.pathSummary(connection.pathStats()) + deviceProblems());
         }
         if (!one.ok() || (opcode != null && one.opcode() != opcode)) {
-            throw new IOException("expected a successful " + (opcode != null ? opcode : "completion") + ", got " + one
-                    + "; " + BenchClient.pathSummary(connection.pathStats()));
+            String ended = connection.endReason();
+            throw new IOException("expected a successful " + what + ", got " + one
+                    + "; " + BenchClient.pathSummary(connection.pathStats())
+                    + (ended != null ? "; the connection ended: " + ended : "") + deviceProblems());
         }
         return one;
+    }
+
+    /**
+     * @return the device's counters of drops, NAKs and retransmissions that are not zero (device-wide,
+     *     so other connections' count too), as "; device NAME: COUNTER=n ...", or "" if none or unknown
+     */
+    private String deviceProblems() {
+        if (verbs == null || device == null) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder();
+        try (IbvContext ctx = verbs.openDevice(device)) {
+            ctx.counters().snapshot().forEach((c, n) -> {
+                if (n > 0 && !c.name().startsWith("TX_") && !c.name().startsWith("RX_")) {
+                    b.append(' ').append(c).append('=').append(n);
+                }
+            });
+        } catch (Exception e) {
+            return "; device " + device + " counters unreadable: " + e.getMessage();
+        }
+        return b.length() == 0 ? "" : "; device " + device + " (all its QPs):" + b;
     }
 
     /** @return a perftest-like description of the transport */

@@ -30,7 +30,7 @@ import dev.virtuoso.commands.cli.Units;
  * @param txDepth MP work requests outstanding
  * @param policy load-balancing policy, or {@code null} for the connector's default
  * @param cc congestion-avoidance policy, or {@code null} for the default
- * @param provider verbs provider ({@code soft}, {@code disni}), or {@code null} for automatic
+ * @param provider verbs provider ({@code soft}, {@code ibv}, {@code disni}), or {@code null} for automatic
  * @param device device name, or {@code null}
  * @param vnics local vNIC addresses, empty for the default
  * @param udpPort the soft RNIC's RoCEv2 UDP port
@@ -45,6 +45,8 @@ import dev.virtuoso.commands.cli.Units;
  * @param windowPackets soft RNIC: requester window in packets, 0 for the provider's default
  * @param retryCount QP retry count 0..7, or -1 for the connector's default
  * @param ackTimeout QP ACK timeout exponent 1..31 (4.096 us x 2^exp), or -1 for the default
+ * @param failoverSeconds how long MP requests wait for a usable path when every path has failed
+ *     ({@link dev.virtuoso.api.ConnectOptions#failoverTimeout}), or 0 for its default
  * @param secret bootstrap shared secret read from {@code --secret-file}, or {@code null} for none
  * @param bind server: bootstrap address to listen on, or {@code null} for the default
  *     ({@link #listenAddress})
@@ -59,8 +61,8 @@ import dev.virtuoso.commands.cli.Units;
 public record BenchOptions(String host, int port, Op op, List<Integer> sizes, int iterations, long maxBytes, int paths,
         int txDepth, String policy, String cc, String provider, String device, List<InetAddress> vnics, int udpPort,
         boolean reportGbits, boolean json, Path jsonFile, int waitSeconds, long rateBitsPerSecond, boolean perMessage,
-        int windowPackets, int retryCount, int ackTimeout, byte[] secret, InetAddress bind, int warmup,
-        boolean latency, int rxDepth) {
+        int windowPackets, int retryCount, int ackTimeout, int failoverSeconds, byte[] secret, InetAddress bind,
+        int warmup, boolean latency, int rxDepth) {
 
     /** The measured operation. */
     public enum Op {
@@ -107,7 +109,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                     + " NAME:KEY=VALUE,... also sets its properties, e.g. cc-fixed:chunkBytes=4194304")
             .option('p', "port", "PORT", String.valueOf(DEFAULT_PORT), "bootstrap TCP port")
             .option((char) 0, "wait", "SECS", "300", "server: how long to wait for a client")
-            .option('P', "provider", "NAME", null, "verbs provider: soft or disni (default: disni if present, else soft)")
+            .option('P', "provider", "NAME", null, "verbs provider: soft, ibv (Java 22+) or disni (default: the first of ibv and disni that has a device, else soft)")
             .option('d', "device", "NAME", null, "RDMA device (default: the provider's first; soft: bench)")
             .option((char) 0, "vnics", "LIST", null,
                     "local vNIC addresses, comma-separated (soft default on loopback: server 127.0.1.x, client 127.0.2.x)")
@@ -121,6 +123,9 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             .option((char) 0, "window", "PACKETS", null, "soft RNIC: requester window, 8..4096 packets (default 128)")
             .option((char) 0, "retry", "N", null, "QP retry count 0..7 (default 7)")
             .option((char) 0, "ack-timeout", "EXP", null, "QP ACK timeout 4.096 us x 2^EXP, EXP 1..31 (default 14: 67 ms)")
+            .option((char) 0, "failover-timeout", "SECS", null, "how long MP requests wait for a usable path when"
+                    + " every path has failed (or is not usable yet), 1..3600 (default 10); longer where the peer may"
+                    + " stall, e.g. under emulation")
             .option((char) 0, "secret-file", "FILE", null,
                     "bootstrap shared secret (16..4096 bytes, chmod 600); both sides give the same one")
             .option((char) 0, "bind", "ADDR", null, "server: bootstrap address to listen on (default: 127.0.0.1 "
@@ -179,8 +184,8 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             vnics = vnics.subList(0, paths);
         }
         String provider = a.value("provider");
-        if (provider != null && !provider.equals("soft") && !provider.equals("disni")) {
-            throw new CommandError("--provider must be soft or disni: " + provider);
+        if (provider != null && !provider.equals("soft") && !provider.equals("ibv") && !provider.equals("disni")) {
+            throw new CommandError("--provider must be soft, ibv or disni: " + provider);
         }
         String jsonFile = a.value("json-file");
         long rate = 0;
@@ -224,7 +229,8 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
                 a.intValue("wait", 1, 86_400), rate, perMessage,
                 a.has("window") ? a.intValue("window", 8, 4096) : 0,
                 a.has("retry") ? a.intValue("retry", 0, 7) : -1,
-                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1, secret, bind,
+                a.has("ack-timeout") ? a.intValue("ack-timeout", 1, 31) : -1,
+                a.has("failover-timeout") ? a.intValue("failover-timeout", 1, 3600) : 0, secret, bind,
                 a.intValue("warmup", 0, 100_000_000), latency, a.intValue("rx-depth", 1, MAX_RX_DEPTH));
     }
 
@@ -289,14 +295,15 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             List<InetAddress> localVnics) {
         return new BenchOptions(null, port, clientOp, clientSizes, iterations, maxBytes, localVnics.size(), txDepth, policy,
                 cc, provider, device, localVnics, udpPort, reportGbits, json, jsonFile, waitSeconds, 0, false,
-                windowPackets, retryCount, ackTimeout, secret, bind, warmup, clientLatency, clientRxDepth);
+                windowPackets, retryCount, ackTimeout, failoverSeconds, secret, bind, warmup, clientLatency,
+                clientRxDepth);
     }
 
     /** @return the client's warm-up run: {@link #warmup} iterations per size, nothing reported, no pacing */
     BenchOptions warmupRun() {
         return new BenchOptions(host, port, op, sizes, warmup, maxBytes, paths, txDepth, policy, cc, provider, device,
                 vnics, udpPort, reportGbits, json, null, waitSeconds, 0, false, windowPackets, retryCount, ackTimeout,
-                secret, bind, 0, latency, rxDepth);
+                failoverSeconds, secret, bind, 0, latency, rxDepth);
     }
 
     /** @return true on the client side (a host was given) */

@@ -88,6 +88,16 @@ class BenchOptionsTest {
     }
 
     @Test
+    void providersAreSoftIbvOrDisni() {
+        for (String p : new String[] {"soft", "ibv", "disni"}) {
+            assertEquals(p, parse("-P", p, "h").provider());
+        }
+        assertEquals(null, parse("h").provider(), "chosen by the devices present");
+        CommandError e = assertThrows(CommandError.class, () -> parse("--provider", "rxe"));
+        assertEquals("--provider must be soft, ibv or disni: rxe", e.getMessage());
+    }
+
+    @Test
     void rejectsBadCombinations() {
         assertThrows(IllegalArgumentException.class, () -> parse("-a", "-s", "4096"));
         assertThrows(IllegalArgumentException.class, () -> parse("--op", "atomic"));
@@ -100,10 +110,11 @@ class BenchOptionsTest {
     }
 
     @Test
-    void rateFctWindowRetryAndAckTimeoutAreParsedAndChecked() {
+    void rateFctWindowRetryAckAndFailoverTimeoutsAreParsedAndChecked() {
         BenchOptions o = parse("-s", "256K", "-n", "10", "--rate", "80m", "--fct", "--window", "512", "--retry", "1",
-                "--ack-timeout", "12", "h");
+                "--ack-timeout", "12", "--failover-timeout", "60", "h");
         assertEquals(80_000_000L, o.rateBitsPerSecond());
+        assertEquals(60, o.failoverSeconds());
         assertTrue(o.perMessage());
         assertEquals(512, o.windowPackets());
         assertEquals(1, o.retryCount());
@@ -117,6 +128,7 @@ class BenchOptionsTest {
         assertEquals(0, unpaced.windowPackets());
         assertEquals(-1, unpaced.retryCount());
         assertEquals(-1, unpaced.ackTimeout());
+        assertEquals(0, unpaced.failoverSeconds(), "ConnectOptions' default");
         assertEquals(1_500_000L, parse("--rate", "1.5m", "h").rateBitsPerSecond());
     }
 
@@ -154,6 +166,8 @@ class BenchOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> parse("--retry", "8", "h"));
         assertThrows(IllegalArgumentException.class, () -> parse("--ack-timeout", "0", "h"));
         assertThrows(IllegalArgumentException.class, () -> parse("--ack-timeout", "32", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--failover-timeout", "0", "h"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--failover-timeout", "3601", "h"));
     }
 
     @Test

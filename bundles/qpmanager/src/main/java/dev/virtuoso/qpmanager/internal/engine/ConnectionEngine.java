@@ -800,6 +800,7 @@ final class ConnectionEngine {
     private void teardown(ConnectionState end, String reason, boolean tellPeer) {
         try {
             finalDescription = describe();
+            conn.ending(reason); // before the flushed completions, whose readers may ask why
             conn.stopPosting(ConnectionState.CLOSING);
             RequestRing.Request q;
             while ((q = conn.requests.peek()) != null) {

@@ -256,9 +256,14 @@ public final class MpConnection implements MultipathConnection {
                 + (why != null ? " (" + why + ")" : ""));
     }
 
-    /** @return why the connection ended, or {@code null} while it is open */
+    @Override
     public String endReason() {
         return endReason;
+    }
+
+    /** Engine thread, at the start of a teardown: why the connection ends. */
+    void ending(String reason) {
+        endReason = reason;
     }
 
     /** Engine thread: no post may enter after this returns. */

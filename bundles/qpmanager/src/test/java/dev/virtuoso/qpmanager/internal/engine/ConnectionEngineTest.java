@@ -575,6 +575,18 @@ class ConnectionEngineTest {
     }
 
     @Test
+    void whyTheConnectionEndedIsKnownBeforeItsReceivesAreFlushed() throws Exception {
+        // a thread that takes a flushed completion asks the connection why (bench does): the reason
+        // must be set before the first flushed completion is published, not after the teardown
+        String[] seen = {"not flushed"};
+        rig.onFlush = () -> seen[0] = rig.conn.endReason();
+        rig.inbound(Protocol.DISCONNECT, (byte) 0, (byte) 0);
+        e.duty();
+        assertEquals("peer disconnected", seen[0]);
+        assertEnded(ConnectionState.CLOSED, "peer disconnected");
+    }
+
+    @Test
     void aBrokenChannelFailsTheConnectionAfterItsLastFrames() throws Exception {
         rig.inbound(Protocol.PING);
         rig.channel.loopStopped();

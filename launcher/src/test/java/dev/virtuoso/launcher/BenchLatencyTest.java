@@ -3,10 +3,7 @@ package dev.virtuoso.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -71,16 +68,8 @@ class BenchLatencyTest {
                 "-Dvirtuoso.bundles=" + Main.bundlesDir(), Main.class.getName()));
         command.addAll(launcherOptions);
         command.addAll(List.of("bench", "-q", "2", "-p", String.valueOf(port), "--udp-port", "0", "--wait", "60"));
-        Process server = new ProcessBuilder(command).redirectErrorStream(true).start();
-        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
-        Thread drain = new Thread(() -> {
-            try {
-                server.getInputStream().transferTo(serverOut);
-            } catch (Exception e) {
-                // the process ended
-            }
-        }, "bench-server-output");
-        drain.start();
+        LauncherRuns.Child child = new LauncherRuns.Child(command, "bench-server-output");
+        Process server = child.process;
         try {
             Path json = dir.resolve("lat.json");
             String client = runClient(port, json, launcherOptions, op, clientOptions);
@@ -97,8 +86,7 @@ class BenchLatencyTest {
             assertTrue(j.contains("\"test\": \"" + op + "_lat\"") && j.contains("\"paths\": 2,")
                     && j.contains("{\"bytes\": 8, \"iterations\": 300, \"t_min\": "), j);
             assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server ends after the client's DONE");
-            drain.join(10_000);
-            String s = serverOut.toString(StandardCharsets.UTF_8);
+            String s = child.output();
             assertEquals(0, server.exitValue(), s);
             assertTrue(s.contains("served the " + title + " latency test: 300 message(s) answered"), s);
             String engine = client.lines().filter(l -> l.startsWith(" Engine")).findFirst().orElse("no engine line");
@@ -115,28 +103,18 @@ class BenchLatencyTest {
     private static String runClient(int port, Path json, List<String> launcherOptions, String op,
             String... clientOptions) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> args = new ArrayList<>(launcherOptions);
+        args.addAll(List.of("bench", "--lat", "--op", op, "-q", "2", "-s", "8", "-n", "300", "-p", String.valueOf(port),
+                "--udp-port", "0", "--json-file", json.toString()));
+        args.addAll(List.of(clientOptions));
+        args.add("127.0.0.1");
         while (true) {
-            PrintStream saved = System.out;
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code;
-            try {
-                System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-                List<String> args = new ArrayList<>(launcherOptions);
-                args.addAll(List.of("bench", "--lat", "--op", op, "-q", "2", "-s", "8", "-n", "300", "-p", String.valueOf(port),
-                        "--udp-port", "0", "--json-file", json.toString()));
-                args.addAll(List.of(clientOptions));
-                args.add("127.0.0.1");
-                code = Main.run(args.toArray(String[]::new), System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
-            } finally {
-                System.setOut(saved);
+            LauncherRuns.InProcess r = LauncherRuns.run(args.toArray(String[]::new));
+            if (r.code() == Main.OK) {
+                return r.out();
             }
-            String e = err.toString(StandardCharsets.UTF_8);
-            if (code == Main.OK) {
-                return out.toString(StandardCharsets.UTF_8);
-            }
-            if (!e.contains("Connection refused") || System.nanoTime() > deadline) {
-                throw new AssertionError("client exit " + code + ": " + e + out.toString(StandardCharsets.UTF_8));
+            if (!r.err().contains("Connection refused") || System.nanoTime() > deadline) {
+                throw new AssertionError("client exit " + r.code() + ": " + r.err() + r.out());
             }
             Thread.sleep(500);
         }

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -94,19 +91,9 @@ class EmbeddedFrameworkTest {
 
     @Test
     void pathsRunsEndToEnd() {
-        PrintStream saved = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            code = Main.run(new String[] {"paths"}, System.out, new PrintStream(err, true, StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(saved);
-        }
-        String o = captured.toString(StandardCharsets.UTF_8);
-        assertEquals(Main.OK, code, "stderr: " + err.toString(StandardCharsets.UTF_8));
-        assertTrue(o.contains("provider") && o.contains("vNIC address"), o);
-        assertFalse(err.toString(StandardCharsets.UTF_8).contains("\tat "), "no stack trace");
+        LauncherRuns.InProcess r = LauncherRuns.run("paths");
+        assertEquals(Main.OK, r.code(), "stderr: " + r.err());
+        assertTrue(r.out().contains("provider") && r.out().contains("vNIC address"), r.out());
+        assertFalse(r.err().contains("\tat "), "no stack trace");
     }
 }

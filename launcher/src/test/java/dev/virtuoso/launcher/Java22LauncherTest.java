@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,20 +34,10 @@ class Java22LauncherTest {
         List<String> command = new ArrayList<>(List.of(java.get().toString(), "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), "-Dvirtuoso.bundles=" + Main.bundlesDir(),
                 Main.class.getName(), "-v", "paths"));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread drain = new Thread(() -> {
-            try {
-                p.getInputStream().transferTo(out);
-            } catch (IOException e) {
-                // the process ended
-            }
-        }, "java22-launcher-output");
-        drain.start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the launcher ends");
-        drain.join(10_000);
-        String o = out.toString(StandardCharsets.UTF_8);
-        assertEquals(Main.OK, p.exitValue(), o);
+        LauncherRuns.Child p = new LauncherRuns.Child(command, "java22-launcher-output");
+        assertTrue(p.process.waitFor(120, TimeUnit.SECONDS), "the launcher ends");
+        String o = p.output();
+        assertEquals(Main.OK, p.process.exitValue(), o);
         assertTrue(Pattern.compile("(?m)^\\[launcher\\] dev\\.virtuoso\\.verbs\\.ibv \\S+ state 32$").matcher(o).find(),
                 "the ibv bundle is ACTIVE: " + o);
         // registered with its devices, or a line saying why not (no device on a machine without RDMA)
@@ -61,19 +48,9 @@ class Java22LauncherTest {
     @Test
     void benchOnTheIbvProviderSaysWhatItNeedsWhereItIsNotRegistered() {
         assumeTrue(Runtime.version().feature() < 22, "this JVM runs the ibv provider: the other test covers it");
-        PrintStream saved = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            code = Main.run(new String[] {"bench", "-P", "ibv", "--wait", "1", "127.0.0.1"}, System.out,
-                    new PrintStream(err, true, StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(saved);
-        }
-        String e = err.toString(StandardCharsets.UTF_8) + captured.toString(StandardCharsets.UTF_8);
-        assertEquals(Main.FAILED, code, e);
+        LauncherRuns.InProcess r = LauncherRuns.run("bench", "-P", "ibv", "--wait", "1", "127.0.0.1");
+        String e = r.err() + r.out();
+        assertEquals(Main.FAILED, r.code(), e);
         assertTrue(e.contains("no verbs provider 'ibv' is registered (it needs Java 22 or newer (this JVM is Java "
                 + Runtime.version().feature() + "), libibverbs and an RDMA device)"), e);
     }

@@ -342,6 +342,11 @@ final class BenchEndpoint implements AutoCloseable {
      *     so other connections' count too), as "; device NAME: COUNTER=n ...", or "" if none or unknown
      */
     private String deviceProblems() {
+        return deviceProblems(verbs, device);
+    }
+
+    /** As {@link #deviceProblems()} for {@code device} of {@code verbs} (either may be null: ""). */
+    static String deviceProblems(VerbsProvider verbs, String device) {
         if (verbs == null || device == null) {
             return "";
         }

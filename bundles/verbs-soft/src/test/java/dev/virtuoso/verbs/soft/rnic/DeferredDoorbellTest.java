@@ -102,12 +102,15 @@ class DeferredDoorbellTest {
                 ran.set(true);
             });
             first.a().postSend(Rig.wr(1, IbvWrOpcode.RDMA_WRITE, src, 0, 64, dst, 0));
+            // the first WR leaves in the post, or (the engine thread resumed just then) in a later
+            // cycle: one of this thread's polls, or the engine thread's. Its action must have run
+            // before the next attempt queues one (one action per send, in order); the count is read
+            // right after the call of this thread whose cycle ran it, which is when it must be in
             long sent = sent(second.a());
-            // sent by another thread, the packet may not have left yet: its action must run before
-            // the next attempt queues one (one action per send, in order)
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!ran.get()) {
                 rig.cqA.pollCq(wcs, wcs.length);
+                sent = sent(second.a());
                 assertTrue(System.nanoTime() - end < 0, "the first WR never left");
             }
             if (poster[0] == null) {

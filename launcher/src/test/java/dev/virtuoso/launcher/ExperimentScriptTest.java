@@ -4,11 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,24 +20,15 @@ class ExperimentScriptTest {
 
     private static final Path SCRIPT = Path.of("src/main/sh/experiment.sh");
 
-    private record Result(int code, String output) {
-    }
-
-    private static Result run(String... args) throws IOException, InterruptedException {
+    private static LauncherRuns.Exited run(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString()));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("timed out: " + cmd);
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        return LauncherRuns.exec(cmd, Map.of(), 30);
     }
 
     @Test
     void helpListsEveryExperiment() throws Exception {
-        Result r = run("--help");
+        LauncherRuns.Exited r = run("--help");
         assertEquals(2, r.code());
         for (String e : List.of("fig5", "fig6", "fig7", "table2", "fig8", "all", "--elephant-rate", "--queue", "--window",
                 "--loss", "--msg-sizes")) {
@@ -71,7 +61,7 @@ class ExperimentScriptTest {
             {"all", "--size", "6M"},
         };
         for (String[] args : bad) {
-            Result r = run(args);
+            LauncherRuns.Exited r = run(args);
             assertTrue(r.code() != 0, String.join(" ", args) + " must fail: " + r.output());
             assertTrue(r.output().startsWith("experiment: "), String.join(" ", args) + " says why: " + r.output());
             assertTrue(!r.output().contains("testbed up"), "nothing was set up: " + r.output());

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** The launcher run by the tests: in this JVM through {@link Main#run}, or as a process of its own. */
 final class LauncherRuns {
@@ -31,6 +33,27 @@ final class LauncherRuns {
             System.setOut(saved);
         }
         return new InProcess(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** What a finished command printed (standard output and error together) and returned. */
+    record Exited(int code, String output) {
+    }
+
+    /**
+     * Runs {@code cmd} (a script of the repository, or a tool) to its end, at most {@code seconds}.
+     *
+     * @param env variables added to this JVM's environment
+     */
+    static Exited exec(List<String> cmd, Map<String, String> env, long seconds) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("timed out: " + cmd);
+        }
+        return new Exited(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 
     /** A launcher process whose output (standard output and error together) a thread collects. */

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -30,28 +30,17 @@ class TestbedScriptTest {
     private static final Path SCRIPT = Path.of("src/main/sh/testbed.sh");
     private final String prefix = "vtt" + ThreadLocalRandom.current().nextInt(1000, 10000);
 
-    private record Result(int code, String output) {
-    }
-
-    private Result run(String... cmd) throws IOException, InterruptedException {
+    private LauncherRuns.Exited run(String... cmd) throws IOException, InterruptedException {
         List<String> full = new ArrayList<>(List.of("bash", SCRIPT.toString()));
         full.addAll(List.of(cmd));
         return exec(full);
     }
 
-    private Result exec(List<String> cmd) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("VT_PREFIX", prefix);
-        Process p = pb.start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("timed out: " + cmd);
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    private LauncherRuns.Exited exec(List<String> cmd) throws IOException, InterruptedException {
+        return LauncherRuns.exec(cmd, Map.of("VT_PREFIX", prefix), 60);
     }
 
-    private Result ns(String ns, String... cmd) throws IOException, InterruptedException {
+    private LauncherRuns.Exited ns(String ns, String... cmd) throws IOException, InterruptedException {
         List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", prefix + "-" + ns));
         full.addAll(List.of(cmd));
         return exec(full);
@@ -62,7 +51,7 @@ class TestbedScriptTest {
         assumeTrue("root".equals(System.getProperty("user.name")), "testbed test skipped: needs root");
         assumeTrue(Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip")),
                 "testbed test skipped: iproute2 is not installed");
-        Result probe = exec(List.of("ip", "netns", "add", prefix + "-probe"));
+        LauncherRuns.Exited probe = exec(List.of("ip", "netns", "add", prefix + "-probe"));
         assumeTrue(probe.code() == 0, "testbed test skipped: cannot create network namespaces: " + probe.output());
         exec(List.of("ip", "netns", "del", prefix + "-probe"));
     }
@@ -76,7 +65,7 @@ class TestbedScriptTest {
 
     @Test
     void buildsRoutesByVnicCutsRestoresAndReshapes() throws Exception {
-        Result up = run("up", "2", "40mbit");
+        LauncherRuns.Exited up = run("up", "2", "40mbit");
         assertEquals(0, up.code(), up.output());
         assertEquals("10.71.0.1,10.71.0.2", run("vnics", "a").output().trim());
         for (int i = 0; i < 2; i++) {
@@ -86,7 +75,7 @@ class TestbedScriptTest {
             assertTrue(b.contains("dev c" + i + "b"), "ToR2 sends vNIC " + i + " over link " + i + ": " + b);
         }
         assertEquals(0, run("cut", "0").code());
-        Result cut = ns("tor1", "ip", "route", "get", "10.72.0.1", "from", "10.71.0.1", "iif", "t1a");
+        LauncherRuns.Exited cut = ns("tor1", "ip", "route", "get", "10.72.0.1", "from", "10.71.0.1", "iif", "t1a");
         assertTrue(cut.code() != 0, "a cut link is unreachable, not rerouted: " + cut.output());
         assertEquals(0, run("restore", "0").code());
         assertTrue(ns("tor1", "ip", "route", "get", "10.72.0.1", "from", "10.71.0.1", "iif", "t1a").output()
@@ -107,7 +96,7 @@ class TestbedScriptTest {
         Process s = server.start();
         try {
             Thread.sleep(300);
-            Result c = ns("a", "iperf3", "-c", "10.72.0.2", "-B", "10.71.0.2", "-t", "2", "-f", "m");
+            LauncherRuns.Exited c = ns("a", "iperf3", "-c", "10.72.0.2", "-B", "10.71.0.2", "-t", "2", "-f", "m");
             Matcher m = Pattern.compile("([0-9.]+) Mbits/sec\\s+receiver").matcher(c.output());
             assertTrue(m.find(), c.output());
             double mbps = Double.parseDouble(m.group(1));

@@ -4,14 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,22 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
 class VirtuosoScriptTest {
     private static final Path SCRIPT = Path.of("..", "virtuoso");
 
-    private record Result(int code, String output) {
-    }
-
-    private static Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+    private static LauncherRuns.Exited run(Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString()));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("VIRTUOSO_NO_BUILD", "1");
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("timed out: " + cmd);
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        Map<String, String> all = new HashMap<>(env);
+        all.put("VIRTUOSO_NO_BUILD", "1");
+        return LauncherRuns.exec(cmd, all, 60);
     }
 
     @Test
@@ -48,7 +38,7 @@ class VirtuosoScriptTest {
         Path java = dir.resolve("java");
         Files.writeString(java, "#!/bin/sh\necho \"stand-in java: $*\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwx------"));
-        Result r = run(Map.of("VIRTUOSO_JAVA", java.toString()), "paths");
+        LauncherRuns.Exited r = run(Map.of("VIRTUOSO_JAVA", java.toString()), "paths");
         assertEquals(0, r.code(), r.output());
         assertTrue(r.output().matches("(?s)stand-in java: --enable-native-access=ALL-UNNAMED -Djava\\.awt\\.headless=true"
                 + " -Dvirtuoso\\.home=\\S+ -jar \\S+virtuoso-launcher\\.jar paths\\s*"), r.output());
@@ -56,7 +46,7 @@ class VirtuosoScriptTest {
 
     @Test
     void aMissingJavaIsNamed() throws Exception {
-        Result r = run(Map.of("VIRTUOSO_JAVA", "/nonexistent/bin/java"), "paths");
+        LauncherRuns.Exited r = run(Map.of("VIRTUOSO_JAVA", "/nonexistent/bin/java"), "paths");
         assertEquals(1, r.code(), r.output());
         assertTrue(r.output().contains("'/nonexistent/bin/java' is not installed")
                 && r.output().contains("set VIRTUOSO_JAVA to a java"), r.output());

@@ -77,8 +77,8 @@ public class VnicsCommand {
         }
     }
 
-    /** Providers this command knows, in the order it lists them. */
-    private static final List<String> KNOWN = List.of("soft", "ibv", "disni");
+    /** The verbs providers the commands know by name, in the order {@code paths} lists them. */
+    public static final List<String> KNOWN = List.of("soft", "ibv", "disni");
 
     /**
      * @param provider soft, ibv or disni

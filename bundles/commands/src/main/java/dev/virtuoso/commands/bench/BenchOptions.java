@@ -11,6 +11,7 @@ import java.util.Locale;
 
 import dev.virtuoso.api.ConnectOptions;
 import dev.virtuoso.api.SecretFile;
+import dev.virtuoso.commands.VnicsCommand;
 import dev.virtuoso.commands.cli.CommandError;
 import dev.virtuoso.commands.cli.CommandLineSpec;
 import dev.virtuoso.commands.cli.ParsedArgs;
@@ -184,7 +185,7 @@ public record BenchOptions(String host, int port, Op op, List<Integer> sizes, in
             vnics = vnics.subList(0, paths);
         }
         String provider = a.value("provider");
-        if (provider != null && !provider.equals("soft") && !provider.equals("ibv") && !provider.equals("disni")) {
+        if (provider != null && !VnicsCommand.KNOWN.contains(provider)) {
             throw new CommandError("--provider must be soft, ibv or disni: " + provider);
         }
         String jsonFile = a.value("json-file");

@@ -1,8 +1,11 @@
 package dev.virtuoso.launcher;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,10 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
-import java.util.logging.Logger;
 
 import org.osgi.framework.Bundle;
 
@@ -76,7 +77,7 @@ public final class Main {
             return OK;
         }
         String name = "virtuoso " + args.subcommand().cliName();
-        quietLogging(args.verbose());
+        configureLogging(args.verbose());
         List<FeatureBundle> bundles;
         Set<String> optional = new HashSet<>();
         StagedBundles staged;
@@ -180,20 +181,26 @@ public final class Main {
     }
 
     /**
-     * Bundles log through java.util.logging (JLine, the DiSNI probe); below SEVERE that is noise
-     * for a command-line user unless asked for with --verbose. A logging configuration of the user's
-     * own ({@code -Djava.util.logging.config.file}, e.g. {@code dev.virtuoso.level=FINE} for the
-     * core's path events) is left as it is.
+     * Virtuoso's own warnings (a peer's protocol violation, a path monitor or policy fault, a
+     * provider error, a capped UDP buffer) reach the terminal; other libraries' logging (JLine, the
+     * DiSNI probe) below SEVERE is noise for a command-line user. {@code --verbose} shows INFO of
+     * both. A logging configuration of the user's own ({@code -Djava.util.logging.config.file},
+     * e.g. {@code dev.virtuoso.level=FINE} for the core's path events) is left as it is.
      */
-    private static void quietLogging(boolean verbose) {
+    static void configureLogging(boolean verbose) {
         if (System.getProperty("java.util.logging.config.file") != null) {
             return;
         }
-        Level level = verbose ? Level.INFO : Level.SEVERE;
-        Logger root = LogManager.getLogManager().getLogger("");
-        root.setLevel(level);
-        for (Handler h : root.getHandlers()) {
-            h.setLevel(level);
+        Level virtuoso = verbose ? Level.INFO : Level.WARNING;
+        Level others = verbose ? Level.INFO : Level.SEVERE;
+        String config = "handlers=java.util.logging.ConsoleHandler\n"
+                + ".level=" + others.getName() + "\n"
+                + "java.util.logging.ConsoleHandler.level=" + virtuoso.getName() + "\n"
+                + "dev.virtuoso.level=" + virtuoso.getName() + "\n";
+        try {
+            LogManager.getLogManager().readConfiguration(new ByteArrayInputStream(config.getBytes(StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new UncheckedIOException("logging configuration", e);
         }
     }
 

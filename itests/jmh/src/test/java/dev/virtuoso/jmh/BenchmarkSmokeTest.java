@@ -1,6 +1,7 @@
 package dev.virtuoso.jmh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -20,6 +21,19 @@ class BenchmarkSmokeTest {
                 ByteBuffer d = b.encode();
                 assertTrue(d.remaining() >= 12 + 16 + payload + 4, "datagram length " + d.remaining());
                 assertEquals(1, b.decode());
+            }
+        }
+    }
+
+    @Test
+    void forgedDatagramsFailTheIcrcCheck() {
+        for (int length : new int[] {1040, 4096}) {
+            IcrcForgedBenchmark b = new IcrcForgedBenchmark();
+            b.length = length;
+            b.setUp();
+            for (int i = 0; i < 10; i++) {
+                assertFalse(b.alternating(), "alternating lengths, " + length);
+                assertFalse(b.same(), "one length, " + length);
             }
         }
     }

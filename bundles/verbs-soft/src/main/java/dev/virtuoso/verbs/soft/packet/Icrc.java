@@ -17,7 +17,7 @@ import java.util.zip.CRC32;
  * {@link #verify} with the identification unknown: Linux rxe and Java 17 senders use IDs the
  * receiver cannot see.
  *
- * <p>Not thread-safe (reuses its CRC and scratch header); allocates nothing.
+ * <p>Not thread-safe (reuses its CRC and scratch header); allocates nothing after construction.
  */
 public final class Icrc {
     /** IPv4 "don't fragment" flag as it appears in the flags/fragment-offset field. */
@@ -33,12 +33,32 @@ public final class Icrc {
     /** Offset of the IPv4 identification in the ICRC's input (after the 8 masked LRH bytes). */
     private static final int IPV4_ID_AT = 8 + 4;
 
+    /** The CRC-32 polynomial, bit-reflected (bit 31 is the coefficient of x^0). */
+    private static final int POLY = 0xEDB88320;
+    /** The polynomial 1 in that representation. */
+    private static final int ONE = 0x80000000;
+
     private final CRC32 crc = new CRC32();
     private final byte[] pseudo = new byte[8 + IPV6_HEADER + UDP_HEADER + RcOpcode.BTH_BYTES];
-    private final byte[] zeros = new byte[4096];
+    private final byte[] zeros = new byte[IPV4_ID_AT];
     private final int[] cachedLength = new int[CACHED_LENGTHS];
     /** Per cached length: a basis of the ICRC changes an IPv4 ID can cause, by leading bit. */
     private final int[][] idBasis = new int[CACHED_LENGTHS][32];
+    /** x^(2^k) mod P, k = 0..31: appending 2^(k-3) zero bytes multiplies a CRC difference by entry k. */
+    private final int[] xPow2k = new int[32];
+    /**
+     * The ICRC difference of ID bit 7 (the last of the field's 16 bits on the wire, CRC-32 taking
+     * each byte least significant bit first) when nothing follows the ID field.
+     */
+    private final int lastIdBitDelta;
+
+    public Icrc() {
+        xPow2k[0] = ONE >>> 1; // x^1
+        for (int k = 1; k < 32; k++) {
+            xPow2k[k] = multModP(xPow2k[k - 1], xPow2k[k - 1]);
+        }
+        lastIdBitDelta = idFieldCrc(7) ^ idFieldCrc(-1);
+    }
 
     /**
      * Computes the ICRC assuming IPv4 identification 0 and DF set.
@@ -168,7 +188,13 @@ public final class Icrc {
         return delta == 0;
     }
 
-    /** The ID subspace for IPv4 packets of this UDP payload length (cached, computed on a miss). */
+    /**
+     * The ID subspace for IPv4 packets of this UDP payload length (cached, computed on a miss). The
+     * ICRC difference of the ID field's last bit is its difference with nothing after the field
+     * times x^(8 * bytes after it) mod P, and each earlier bit's is the next one's times x, so a
+     * miss costs a few polynomial products whatever the length: a sender alternating lengths that
+     * share a slot cannot make the check cost a CRC per length.
+     */
     private int[] idBasis(int len) {
         int slot = len & (CACHED_LENGTHS - 1);
         int[] basis = idBasis[slot];
@@ -178,9 +204,10 @@ public final class Icrc {
         Arrays.fill(basis, 0);
         // the ICRC's input: LRH, IPv4 and UDP headers, then the payload without the ICRC
         int total = 8 + IPV4_HEADER + UDP_HEADER + len - RcOpcode.ICRC_BYTES;
-        int base = zeroMessageCrc(total, -1);
+        int last = multModP(xPow8n(total - IPV4_ID_AT - 2), lastIdBitDelta);
         for (int j = 0; j < 16; j++) {
-            int v = zeroMessageCrc(total, j) ^ base;
+            int v = last;
+            last = timesX(last); // the bit before
             for (int bit = 31; bit >= 0 && v != 0; bit--) {
                 if ((v >>> bit & 1) == 0) {
                     continue;
@@ -196,18 +223,43 @@ public final class Icrc {
         return basis;
     }
 
-    /** CRC-32 of {@code total} zero bytes, except ID bit {@code idBit} (none if negative). */
-    private int zeroMessageCrc(int total, int idBit) {
+    /** CRC-32 of zero bytes up to and including the ID field, with ID bit {@code idBit} set (none if negative). */
+    private int idFieldCrc(int idBit) {
         CRC32 c = crc;
         c.reset();
         c.update(zeros, 0, IPV4_ID_AT);
         int id = idBit < 0 ? 0 : 1 << idBit;
         c.update(id >>> 8);
         c.update(id & 0xFF);
-        for (int left = total - IPV4_ID_AT - 2; left > 0; left -= zeros.length) {
-            c.update(zeros, 0, Math.min(left, zeros.length));
-        }
         return (int) c.getValue();
+    }
+
+    /** @return a(x) * b(x) mod P, both bit-reflected */
+    private static int multModP(int a, int b) {
+        int product = 0;
+        for (int m = ONE; m != 0; m >>>= 1) {
+            if ((a & m) != 0) {
+                product ^= b;
+            }
+            b = timesX(b);
+        }
+        return product;
+    }
+
+    /** @return b(x) * x mod P, bit-reflected */
+    private static int timesX(int b) {
+        return (b & 1) != 0 ? (b >>> 1) ^ POLY : b >>> 1;
+    }
+
+    /** @return x^(8 * n) mod P: what appending {@code n} zero bytes multiplies a CRC difference by */
+    private int xPow8n(int n) {
+        int p = ONE;
+        for (int k = 3; n != 0; n >>>= 1, k++) {
+            if ((n & 1) != 0) {
+                p = multModP(xPow2k[k & 31], p);
+            }
+        }
+        return p;
     }
 
     /**

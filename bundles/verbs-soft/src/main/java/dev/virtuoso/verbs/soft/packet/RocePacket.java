@@ -12,6 +12,8 @@ import java.nio.ByteOrder;
  * <p>Not thread-safe; allocates nothing.
  */
 public final class RocePacket {
+    /** Largest payload of one packet: the largest IBA path MTU. A longer datagram is malformed. */
+    public static final int MAX_PAYLOAD = 4096;
     /** BTH opcode. */
     public int opcode;
     /** {@link RcOpcode#flags} of the opcode. */
@@ -79,6 +81,7 @@ public final class RocePacket {
         int payloadAndPad = len - header - RcOpcode.ICRC_BYTES;
         int pad = (b1 >>> 4) & 3;
         if (payloadAndPad < 0 || (payloadAndPad & 3) != 0 || pad > payloadAndPad
+                || payloadAndPad - pad > MAX_PAYLOAD
                 || ((f & RcOpcode.PAYLOAD) == 0 && payloadAndPad != 0)) {
             return false;
         }

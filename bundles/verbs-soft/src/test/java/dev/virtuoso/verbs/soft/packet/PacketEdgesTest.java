@@ -52,6 +52,21 @@ class PacketEdgesTest {
         assertFalse(p.decode(ByteBuffer.wrap(bytes), 0, 15));
     }
 
+    /** No path MTU exceeds 4096 bytes: a longer payload is malformed before anything reads it. */
+    @Test
+    void aPayloadLongerThanTheLargestMtuIsMalformed() {
+        RocePacket p = new RocePacket();
+        ByteBuffer b = ByteBuffer.allocate(12 + 4100 + 4);
+        b.put(0, (byte) RcOpcode.SEND_ONLY).putShort(2, (short) 0xFFFF).putInt(4, 7);
+        assertTrue(p.decode(b, 0, 12 + 4096 + 4));
+        assertEquals(RocePacket.MAX_PAYLOAD, p.payloadLength);
+        assertFalse(p.decode(b, 0, 12 + 4100 + 4), "4100 bytes of payload");
+        b.put(1, (byte) (3 << 4)); // 4100 with 3 of pad is 4097 bytes of payload
+        assertFalse(p.decode(b, 0, 12 + 4100 + 4), "4097 bytes of payload");
+        assertTrue(p.decode(b, 0, 12 + 4096 + 4), "4093 bytes and 3 of pad");
+        assertEquals(4093, p.payloadLength);
+    }
+
     @Test
     void aPacketAfterOtherBytesDecodesWithinTheLimitOnly() {
         byte[] pkt = HEX.parseHex("0400ffff0000000780000009" + "61626364" + "00000000");

@@ -127,6 +127,19 @@ public final class SoftVerbsComponent implements VerbsProvider {
 
     /** Creates the provider (and the fabric) from a configuration; also used without OSGi. */
     void start(Config config) {
+        try {
+            provider = new SoftVerbsProvider(devices(config));
+        } catch (RuntimeException e) {
+            // a refused configuration must not leave the fabric's thread behind: DS will not deactivate
+            if (fabric != null) {
+                fabric.close();
+                fabric = null;
+            }
+            throw e;
+        }
+    }
+
+    private List<SoftRnicConfig> devices(Config config) {
         List<SoftRnicConfig> devices = new ArrayList<>();
         String wire = config.wire().trim().toLowerCase();
         if ("fabric".equals(wire)) {
@@ -142,7 +155,7 @@ public final class SoftVerbsComponent implements VerbsProvider {
         } else {
             throw new IllegalArgumentException("wire must be udp or fabric: " + config.wire());
         }
-        provider = new SoftVerbsProvider(devices);
+        return devices;
     }
 
     private static SoftRnicConfig.Builder udpDevice(String entry) {

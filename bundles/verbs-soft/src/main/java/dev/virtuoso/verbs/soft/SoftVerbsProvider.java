@@ -28,10 +28,17 @@ public final class SoftVerbsProvider implements VerbsProvider, AutoCloseable {
 
     /** @param configs one per device; names must be unique */
     public SoftVerbsProvider(List<SoftRnicConfig> configs) {
-        for (SoftRnicConfig c : configs) {
-            if (devices.putIfAbsent(c.deviceName(), new SoftRnic(c)) != null) {
-                throw new IllegalArgumentException("duplicate device name " + c.deviceName());
+        try {
+            for (SoftRnicConfig c : configs) {
+                if (devices.containsKey(c.deviceName())) {
+                    throw new IllegalArgumentException("duplicate device name " + c.deviceName());
+                }
+                devices.put(c.deviceName(), new SoftRnic(c));
             }
+        } catch (RuntimeException e) {
+            // a device that cannot start (a port in use) must not leave the others' threads and sockets
+            close();
+            throw e;
         }
     }
 

@@ -33,6 +33,10 @@ class SoftVerbsProviderTest {
         return SoftRnicConfig.builder(name).addressLiterals(address).udpPort(0).build();
     }
 
+    private static long threadsNamed(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name) && t.isAlive()).count();
+    }
+
     private static boolean threadAlive(String name) {
         return Thread.getAllStackTraces().keySet().stream()
                 .anyMatch(t -> t.getName().equals(name) && t.isAlive());
@@ -113,6 +117,25 @@ class SoftVerbsProviderTest {
         assertTrue(threadAlive("virtuoso-soft-c1"));
         component.deactivate();
         assertFalse(threadAlive("virtuoso-soft-c1"));
+    }
+
+    @Test
+    void aRefusedFabricConfigurationLeavesNoFabricThread() {
+        long before = threadsNamed("virtuoso-fabric-soft");
+        SoftVerbsComponent component = new SoftVerbsComponent();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> component.start(config(Map.of("wire", "fabric", "fabricSpec", "L1=10.9.0.1 L2=10.9.0.2",
+                        "windowPackets", 4))));
+        assertTrue(e.getMessage().contains("window"), e.getMessage());
+        assertEquals(before, threadsNamed("virtuoso-fabric-soft"), "the fabric built before the refusal is closed");
+    }
+
+    @Test
+    void aDeviceThatCannotStartClosesTheOnesBeforeIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new SoftVerbsProvider(udp("d1", "127.0.0.43"), udp("d1", "127.0.0.44")));
+        assertTrue(e.getMessage().contains("duplicate device name d1"), e.getMessage());
+        assertFalse(threadAlive("virtuoso-soft-d1"), "the first d1 is closed");
     }
 
     @Test

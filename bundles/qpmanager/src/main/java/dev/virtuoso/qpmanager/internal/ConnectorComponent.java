@@ -226,8 +226,16 @@ public final class ConnectorComponent implements MultipathConnector {
                 config.engineInvokeOnPoll());
         engineStopMillis = config.engineStopMillis();
         activatedWith = activationSettings(config);
-        Connector c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines,
-                config.controlThreads());
+        Connector c;
+        try {
+            c = new Connector(providers::get, decomposer, reassembler, registry, settings, engines,
+                    config.controlThreads());
+        } catch (RuntimeException e) {
+            // no deactivate follows a failed activation: the agents' threads must stop here
+            engines.close();
+            engines = null;
+            throw e;
+        }
         c.bootstrapLimits(limits);
         secret = s;
         c.pathMonitors(monitors);

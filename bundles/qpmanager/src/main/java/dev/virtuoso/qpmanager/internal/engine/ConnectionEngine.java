@@ -578,7 +578,7 @@ final class ConnectionEngine {
         switch (type) {
             case Protocol.PING -> Fields.end(body, "PING");
             case Protocol.DISCONNECT -> peerDisconnected = true;
-            case Protocol.ADD_PATH -> paths.onAddPath(body);
+            case Protocol.ADD_PATH -> paths.onAddPath(body, now);
             case Protocol.ADD_PATH_ACK -> paths.onAddPathAck(body);
             case Protocol.ADD_PATH_NAK -> paths.onAddPathNak(body);
             case Protocol.PATH_READY -> paths.onPathReady(body);

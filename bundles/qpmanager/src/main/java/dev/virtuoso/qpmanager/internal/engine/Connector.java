@@ -57,6 +57,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
 
     /** Longest wait for each control I/O thread to stop in {@link #close()}. */
     static final long CONTROL_IO_STOP_MILLIS = 2000;
+    /** How long {@link #close()} waits for all its connections' teardowns together. */
+    static final long CLOSE_WAIT_MILLIS = 5000;
 
     private final Function<String, VerbsProvider> providers;
     private final Decomposer decomposer;
@@ -330,6 +332,11 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         }
         Listener l = new Listener(this, ssc, options, provider, locals, limits);
         listeners.add(l);
+        if (closed) {
+            // close() ran since checkOpen() and may have missed this listener
+            l.close();
+            throw new VirtuosoException(Reason.CLOSED, "connector is closed");
+        }
         l.start();
         return l;
     }
@@ -499,8 +506,10 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         for (MpConnection c : connections.keySet()) {
             c.engine().requestClose(0);
         }
+        // one deadline for all: connections on a stalled agent must not cost 5 s each
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
         for (MpConnection c : connections.keySet()) {
-            c.engine().join(5000);
+            c.engine().join(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         }
         controlIo.close(CONTROL_IO_STOP_MILLIS);
         capacities.clear();

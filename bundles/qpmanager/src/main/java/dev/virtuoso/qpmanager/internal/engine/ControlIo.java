@@ -32,16 +32,31 @@ final class ControlIo implements AutoCloseable {
      * @throws IOException if a selector cannot be opened
      */
     ControlIo(String name, int threads) throws IOException {
+        this(name, threads, Selector::open);
+    }
+
+    /** Opens a selector (tests: one that fails). */
+    interface SelectorOpener {
+        Selector open() throws IOException;
+    }
+
+    ControlIo(String name, int threads, SelectorOpener opener) throws IOException {
         if (threads < 1) {
             throw new IllegalArgumentException("control I/O threads must be at least 1: " + threads);
         }
         loops = new Loop[threads];
         try {
             for (int i = 0; i < threads; i++) {
-                loops[i] = new Loop("virtuoso-ctrl-io" + i + "-" + name);
+                loops[i] = new Loop("virtuoso-ctrl-io" + i + "-" + name, opener.open());
             }
         } catch (IOException e) {
-            close(1000);
+            // no thread has started: close the selectors opened so far here (a loop closes its own
+            // only when its thread ends)
+            for (Loop l : loops) {
+                if (l != null) {
+                    l.closeUnstarted();
+                }
+            }
             throw e;
         }
         for (Loop l : loops) {
@@ -95,8 +110,8 @@ final class ControlIo implements AutoCloseable {
         private volatile boolean running = true;
         private long sweepNanos = MAX_SWEEP_NANOS;
 
-        Loop(String name) throws IOException {
-            selector = Selector.open();
+        Loop(String name, Selector selector) {
+            this.selector = selector;
             thread = new Thread(this, name);
             thread.setDaemon(true);
         }
@@ -187,6 +202,15 @@ final class ControlIo implements AutoCloseable {
         /** @return channels registered (loop thread, or tests after the fact) */
         int size() {
             return channels.size();
+        }
+
+        /** Owner, when the loop's thread never started: releases the selector. */
+        void closeUnstarted() {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                // failing anyway
+            }
         }
 
         void stop() {

@@ -10,7 +10,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
@@ -56,7 +55,7 @@ final class Listener implements MultipathListener {
     private final List<InetAddress> locals;
     private final BootstrapLimits limits;
     private final InetSocketAddress address;
-    private final LinkedBlockingQueue<MpConnection> accepted = new LinkedBlockingQueue<>();
+    private final AcceptQueue accepted = new AcceptQueue();
     private final Semaphore queueSlots;
     private final SourceCounts sources;
     /** Handshake threads: created on demand, reused while busy, gone after {@value #IDLE_SECONDS} s idle. */
@@ -319,9 +318,9 @@ final class Listener implements MultipathListener {
         try {
             MpConnection c = owner.accept(p.channel, p.first, options, provider, locals, p.deadlineNanos,
                     limits.peer(), admission);
-            accepted.add(c);
-            if (closed) {
-                drainAccepted();
+            if (!accepted.add(c)) {
+                queueSlots.release();
+                c.close(); // the listener closed during the handshake
             }
         } catch (VirtuosoException | RuntimeException e) {
             if (admitted[0]) {
@@ -370,13 +369,7 @@ final class Listener implements MultipathListener {
 
     @Override
     public MultipathConnection accept(long timeout, TimeUnit unit) throws VirtuosoException, InterruptedException {
-        MpConnection c = accepted.poll();
-        if (c == null) {
-            if (closed) {
-                throw new VirtuosoException(Reason.CLOSED, "listener is closed");
-            }
-            c = accepted.poll(timeout, unit);
-        }
+        MpConnection c = accepted.take(timeout, unit);
         if (c != null) {
             queueSlots.release();
         }
@@ -389,6 +382,7 @@ final class Listener implements MultipathListener {
             return;
         }
         closed = true;
+        List<MpConnection> untaken = accepted.close(); // wakes waiting accepts now, with CLOSED
         selector.wakeup();
         if (thread != null && thread != Thread.currentThread()) {
             try {
@@ -408,15 +402,10 @@ final class Listener implements MultipathListener {
             p.drop();
         }
         closeQuietly();
-        drainAccepted();
-        owner.forget(this);
-    }
-
-    private void drainAccepted() {
-        MpConnection c;
-        while ((c = accepted.poll()) != null) {
+        for (MpConnection c : untaken) {
             c.close();
         }
+        owner.forget(this);
     }
 
     private static void closeQuietly(SocketChannel ch) {

@@ -69,7 +69,9 @@ final class PathManager {
     private final boolean client;
     private final PathSlot[] byId;
     private final Map<Integer, PendingAdd> pendingAdds = new HashMap<>();
-    private final List<PathSlot> joining = new ArrayList<>();
+    /** Paths the peer added, waiting for its PATH_READY until their deadline. */
+    private final List<Joining> joining = new ArrayList<>();
+    private long joinsExpired;
     private Decomposition decomposition;
     private PathEvents events = PathEvents.NONE;
     /** The only writer of path state. */
@@ -79,6 +81,9 @@ final class PathManager {
     private long pathFailures;
 
     private record PendingAdd(PathSlot slot, CompletableFuture<Integer> result, long deadline) {
+    }
+
+    private record Joining(PathSlot slot, long deadline) {
     }
 
     PathManager(VerbsResources res, Reassembly receives, PathTable table, ControlWriter writer, ConnectOptions options,
@@ -354,7 +359,7 @@ final class PathManager {
         }
     }
 
-    void onAddPath(ByteBuffer body) throws ProtocolException {
+    void onAddPath(ByteBuffer body, long now) throws ProtocolException {
         AddPath m = AddPath.decode(body);
         PathSlot slot = null;
         try {
@@ -373,7 +378,7 @@ final class PathManager {
                 slot.destroy();
                 return;
             }
-            joining.add(slot);
+            joining.add(new Joining(slot, now + options.handshakeTimeout().toNanos()));
         } catch (VirtuosoException | VerbsException e) {
             if (slot != null) {
                 slot.destroy();
@@ -432,7 +437,7 @@ final class PathManager {
             }
         }
         for (int i = 0; i < joining.size(); i++) {
-            PathSlot s = joining.get(i);
+            PathSlot s = joining.get(i).slot();
             if (s.remoteQpn == qpn) {
                 joining.remove(i);
                 addEstablished(s);
@@ -521,6 +526,11 @@ final class PathManager {
         return false;
     }
 
+    /** @return paths the peer added but never confirmed with PATH_READY within the handshake timeout */
+    long joinsExpired() {
+        return joinsExpired;
+    }
+
     /** Timeouts of additions, progress of removals, repairs of failed paths. @return actions taken */
     int duty(long now) {
         int work = repairDuty(now);
@@ -535,6 +545,17 @@ final class PathManager {
                             "peer did not answer ADD_PATH in " + options.handshakeTimeout().toMillis() + " ms"));
                     work++;
                 }
+            }
+        }
+        for (int i = joining.size() - 1; i >= 0; i--) {
+            if (now - joining.get(i).deadline() > 0) {
+                // the peer acknowledged nothing: its QP must not stay connected, nor its slot taken
+                PathSlot slot = joining.remove(i).slot();
+                LOG.log(System.Logger.Level.WARNING, "path the peer added (our QP " + Integer.toHexString(slot.qp.qpNum())
+                        + ") got no PATH_READY in " + options.handshakeTimeout().toMillis() + " ms: destroyed");
+                slot.destroy();
+                joinsExpired++;
+                work++;
             }
         }
         for (int p = 0; p < table.pathCount(); p++) {
@@ -591,8 +612,8 @@ final class PathManager {
             p.result().completeExceptionally(new VirtuosoException(Reason.CLOSED, reason));
         }
         pendingAdds.clear();
-        for (PathSlot s : joining) {
-            s.destroy();
+        for (Joining j : joining) {
+            j.slot().destroy();
         }
         joining.clear();
         lifecycle.closeAll();

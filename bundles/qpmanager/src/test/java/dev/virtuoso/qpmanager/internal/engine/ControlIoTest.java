@@ -1,12 +1,15 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -103,6 +106,25 @@ class ControlIoTest {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().startsWith("virtuoso-ctrl-io") && t.getName().endsWith("-test"))
                 .count();
+    }
+
+    /** A selector that cannot be opened (out of descriptors) leaves none of the others open. */
+    @Test
+    void aSelectorThatCannotOpenClosesTheOnesOpenedBefore() {
+        List<Selector> opened = new ArrayList<>();
+        IOException e = assertThrows(IOException.class, () -> new ControlIo("fails", 3, () -> {
+            if (opened.size() == 2) {
+                throw new IOException("too many open files");
+            }
+            Selector sel = Selector.open();
+            opened.add(sel);
+            return sel;
+        }));
+        assertEquals("too many open files", e.getMessage());
+        assertEquals(2, opened.size());
+        for (Selector sel : opened) {
+            assertFalse(sel.isOpen(), "selector closed");
+        }
     }
 
     @Test

@@ -1,20 +1,25 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
 import dev.virtuoso.api.ConnectionState;
 import dev.virtuoso.api.MultipathConnection;
+import dev.virtuoso.api.MultipathListener;
+import dev.virtuoso.api.VirtuosoException;
 
-/** Closing a listener leaves the connections it already handed on alone. */
+/** Closing a listener leaves the connections it already handed on alone, and ends waiting accepts. */
 class ListenerCloseTest {
 
     /**
@@ -62,6 +67,37 @@ class ListenerCloseTest {
             }
             assertEquals(ConnectionState.ESTABLISHED, c.state(), "client end");
             assertEquals(ConnectionState.ESTABLISHED, s.state(), "server end");
+        }
+    }
+
+    /** An accept waiting when the listener closes ends at once with CLOSED, not at its timeout. */
+    @Test
+    void closeWakesAWaitingAcceptWithClosed() throws Exception {
+        try (Fabric f = new Fabric("rate=0")) {
+            MultipathListener l = f.connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                    Fabric.options().device("b").build());
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            CountDownLatch ended = new CountDownLatch(1);
+            Thread acceptor = new Thread(() -> {
+                try {
+                    outcome.set(l.accept(60, TimeUnit.SECONDS));
+                } catch (Exception e) {
+                    outcome.set(e);
+                }
+                ended.countDown();
+            }, "test-accept");
+            acceptor.start();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (acceptor.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < until) {
+                Thread.sleep(1); // the accept is waiting
+            }
+            assertEquals(Thread.State.TIMED_WAITING, acceptor.getState(), "accept waits");
+            l.close();
+            assertTrue(ended.await(5, TimeUnit.SECONDS), "the waiting accept ended with the close, not after 60 s");
+            VirtuosoException e = assertInstanceOf(VirtuosoException.class, outcome.get());
+            assertEquals(VirtuosoException.Reason.CLOSED, e.reason());
+            VirtuosoException again = assertThrows(VirtuosoException.class, () -> l.accept(1, TimeUnit.SECONDS));
+            assertEquals(VirtuosoException.Reason.CLOSED, again.reason(), "and so does every later accept");
         }
     }
 }

@@ -523,7 +523,7 @@ class PathManagerTest {
     void theResponderAnswersAnAdditionAndAddsThePathOnPathReady() throws Exception {
         manager(false, L0, L1);
         established(1);
-        paths.onAddPath(body(new AddPath(5, R0, L1, 5000, 0x444, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(5, R0, L1, 5000, 0x444, 6, 2048)::encode), 0);
         ScriptedVerbs.Qp qp = verbs.last();
         AddPathAck ack = AddPathAck.decode(onlyFrame(Protocol.ADD_PATH_ACK).body());
         assertEquals(5, ack.requestId());
@@ -544,31 +544,51 @@ class PathManagerTest {
         assertFalse(paths.timersPending());
     }
 
+    /** A peer that adds paths and never confirms them gets them destroyed at the handshake timeout. */
+    @Test
+    void anAdditionThePeerNeverConfirmsIsDestroyedAtTheHandshakeTimeout() throws Exception {
+        manager(false, L0, L1);
+        established(1);
+        paths.onAddPath(body(new AddPath(5, R0, L1, 5000, 0x444, 6, 2048)::encode), 1000);
+        ScriptedVerbs.Qp qp = verbs.last();
+        assertEquals(5, AddPathAck.decode(onlyFrame(Protocol.ADD_PATH_ACK).body()).requestId());
+        assertTrue(paths.timersPending());
+        assertEquals(0, paths.duty(1000 + HANDSHAKE), "not before the deadline");
+        assertFalse(qp.closed);
+        assertEquals(1, paths.duty(1000 + HANDSHAKE + 1));
+        assertTrue(qp.closed, "its QP destroyed");
+        assertEquals(1, paths.joinsExpired());
+        assertFalse(paths.timersPending(), "no timer keeps the connection awake");
+        assertThrows(ProtocolException.class, () -> paths.onPathReady(body(new PathRef(0x444)::encode)),
+                "a late PATH_READY is a protocol violation");
+        assertEquals(1, rig.table.pathCount(), "the path never joined");
+    }
+
     @Test
     void theResponderRefusesAdditionsItCannotTake() throws Exception {
         manager(false, L0, L1);
-        paths.onAddPath(body(new AddPath(5, R0, Fabric.ip("10.9.9.9"), 5000, 0x444, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(5, R0, Fabric.ip("10.9.9.9"), 5000, 0x444, 6, 2048)::encode), 0);
         AddPathNak nak = AddPathNak.decode(onlyFrame(Protocol.ADD_PATH_NAK).body());
         assertEquals(5, nak.requestId());
         assertTrue(nak.reason().contains("10.9.9.9"), nak.reason());
 
         verbs.connectFails = true;
-        paths.onAddPath(body(new AddPath(6, R0, L1, 5000, 0x444, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(6, R0, L1, 5000, 0x444, 6, 2048)::encode), 0);
         assertEquals(6, AddPathNak.decode(onlyFrame(Protocol.ADD_PATH_NAK).body()).requestId());
         assertTrue(verbs.last().closed);
         verbs.connectFails = false;
 
         rig.fillRing();
-        paths.onAddPath(body(new AddPath(7, R0, L1, 5000, 0x444, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(7, R0, L1, 5000, 0x444, 6, 2048)::encode), 0);
         assertTrue(verbs.last().closed, "an answer that cannot be sent releases the QP");
         assertFalse(paths.timersPending());
         rig.channel.outbound.commitRead(rig.channel.outbound.readable());
 
         established(6);
-        paths.onAddPath(body(new AddPath(8, R0, L1, 5000, 0x444, 6, 2048)::encode));
-        paths.onAddPath(body(new AddPath(9, R0, L1, 5000, 0x445, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(8, R0, L1, 5000, 0x444, 6, 2048)::encode), 0);
+        paths.onAddPath(body(new AddPath(9, R0, L1, 5000, 0x445, 6, 2048)::encode), 0);
         assertEquals(2, rig.frames().stream().filter(f -> f.type() == Protocol.ADD_PATH_ACK).count());
-        paths.onAddPath(body(new AddPath(10, R0, L1, 5000, 0x446, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(10, R0, L1, 5000, 0x446, 6, 2048)::encode), 0);
         AddPathNak full = AddPathNak.decode(onlyFrame(Protocol.ADD_PATH_NAK).body());
         assertTrue(full.reason().contains("already has 8 paths"), full.reason());
         paths.closeAll("test");
@@ -580,8 +600,8 @@ class PathManagerTest {
     void aFullTableCountsAdditionsInBothDirections() throws Exception {
         manager(false, L0, L1);
         established(6);
-        paths.onAddPath(body(new AddPath(8, R0, L1, 5000, 0x444, 6, 2048)::encode));
-        paths.onAddPath(body(new AddPath(9, R0, L1, 5000, 0x445, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(8, R0, L1, 5000, 0x444, 6, 2048)::encode), 0);
+        paths.onAddPath(body(new AddPath(9, R0, L1, 5000, 0x445, 6, 2048)::encode), 0);
         rig.frames();
         CompletableFuture<Integer> f = new CompletableFuture<>();
         paths.requestAdd(L0, R0, f, 0);
@@ -591,7 +611,7 @@ class PathManagerTest {
         paths.requestAdd(L0, R0, new CompletableFuture<>(), 0);
         paths.requestAdd(L0, R0, new CompletableFuture<>(), 0);
         rig.frames();
-        paths.onAddPath(body(new AddPath(10, R0, L1, 5000, 0x446, 6, 2048)::encode));
+        paths.onAddPath(body(new AddPath(10, R0, L1, 5000, 0x446, 6, 2048)::encode), 0);
         AddPathNak full = AddPathNak.decode(onlyFrame(Protocol.ADD_PATH_NAK).body());
         assertTrue(full.reason().contains("already has 8 paths"), "6 paths and 2 pending: " + full.reason());
     }

@@ -1,6 +1,7 @@
 package dev.virtuoso.commands;
 
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.virtuoso.commands.bench.BenchOptions;
@@ -9,7 +10,8 @@ import dev.virtuoso.commands.cli.ParsedArgs;
 
 /**
  * {@code virtuoso:bench} (the launcher's {@code virtuoso bench}): a perftest-style bandwidth test,
- * or with {@code --lat} a latency test; server without a host, client with the server's host.
+ * or with {@code --lat} a latency test; server without a host, client with the server's host. A run
+ * is interrupted when the component stops (as the demo is).
  */
 @Component(service = BenchCommand.class, immediate = true,
     property = {"osgi.command.scope=virtuoso", "osgi.command.function=bench"})
@@ -17,6 +19,8 @@ public class BenchCommand {
 
     @Reference
     private VirtuosoServices services;
+
+    private final CommandThreads running = new CommandThreads();
 
     /**
      * Runs one side of the bench.
@@ -30,6 +34,12 @@ public class BenchCommand {
             System.out.print(BenchOptions.SPEC.usage());
             return;
         }
-        BenchRunner.run(services, BenchOptions.from(a), System.out);
+        running.run("bench", "no results were reported",
+                () -> BenchRunner.run(services, BenchOptions.from(a), System.out));
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        running.stop();
     }
 }

@@ -1,10 +1,5 @@
 package dev.virtuoso.commands;
 
-import java.io.IOException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
@@ -24,13 +19,10 @@ import dev.virtuoso.commands.demo.DemoRunner;
     property = {"osgi.command.scope=virtuoso", "osgi.command.function=demo"})
 public class DemoCommand {
 
-    private static final long STOP_WAIT_MILLIS = 10_000;
-
     @Reference
     private VirtuosoServices services;
 
-    private final Set<Thread> running = ConcurrentHashMap.newKeySet();
-    private volatile boolean stopping;
+    private final CommandThreads running = new CommandThreads();
 
     /**
      * Runs the demo.
@@ -44,43 +36,12 @@ public class DemoCommand {
             System.out.print(DemoOptions.SPEC.usage());
             return;
         }
-        Thread me = Thread.currentThread();
-        running.add(me);
-        try {
-            new DemoRunner(services, DemoOptions.from(a), System.out).run();
-        } catch (InterruptedException e) {
-            // the shell interrupts its command thread on Ctrl-C and when it stops
-            stopped();
-        } catch (IOException | RuntimeException e) {
-            if (!stopping) {
-                throw e;
-            }
-            stopped();
-        } finally {
-            running.remove(me);
-            synchronized (running) {
-                running.notifyAll();
-            }
-        }
-    }
-
-    private static void stopped() {
-        System.out.println();
-        System.out.println("demo stopped (interrupted, or the shell or the OSGi framework is shutting down): the"
-                + " transfer did not finish and no results were written");
+        running.run("demo", "the transfer did not finish and no results were written",
+                () -> new DemoRunner(services, DemoOptions.from(a), System.out).run());
     }
 
     @Deactivate
     void deactivate() throws InterruptedException {
-        stopping = true;
-        for (Thread t : running) {
-            t.interrupt();
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MILLIS);
-        synchronized (running) {
-            while (!running.isEmpty() && System.nanoTime() < deadline) {
-                running.wait(50);
-            }
-        }
+        running.stop();
     }
 }

@@ -1,6 +1,7 @@
 package dev.virtuoso.commands;
 
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.virtuoso.commands.cli.ParsedArgs;
@@ -10,7 +11,8 @@ import dev.virtuoso.commands.scale.ScaleRunner;
 /**
  * {@code virtuoso:scale} (the launcher's {@code virtuoso scale}): opens many connections between two
  * endpoints of this process and reports throughput, CPU, threads, memory and setup cost per
- * connection beside {@code iperf3 -P N} (docs/scale.md).
+ * connection beside {@code iperf3 -P N} (docs/scale.md). A run is interrupted when the component
+ * stops (as the demo is).
  */
 @Component(service = ScaleCommand.class, immediate = true,
     property = {"osgi.command.scope=virtuoso", "osgi.command.function=scale"})
@@ -18,6 +20,8 @@ public class ScaleCommand {
 
     @Reference
     private VirtuosoServices services;
+
+    private final CommandThreads running = new CommandThreads();
 
     /**
      * Runs the scale bench.
@@ -31,6 +35,12 @@ public class ScaleCommand {
             System.out.print(ScaleOptions.SPEC.usage());
             return;
         }
-        ScaleRunner.run(services, ScaleOptions.from(a), System.out);
+        running.run("scale", "no results were reported",
+                () -> ScaleRunner.run(services, ScaleOptions.from(a), System.out));
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        running.stop();
     }
 }

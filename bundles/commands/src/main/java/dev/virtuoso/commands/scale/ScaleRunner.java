@@ -235,11 +235,19 @@ public final class ScaleRunner {
                     pairs.get(i).close();
                 }
             }, "scale-close-" + t);
+            c.setDaemon(true);
             c.start();
             closers.add(c);
         }
+        // a pair's close is bounded (two 5 s disconnects); the run's, by the pairs per closer
+        long waitNanos = TimeUnit.SECONDS.toNanos(15L * (pairs.size() / threads + 1));
+        long deadline = System.nanoTime() + waitNanos;
         for (Thread c : closers) {
-            c.join();
+            c.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (c.isAlive()) {
+                throw new IllegalStateException("scale: connections still closing after "
+                        + TimeUnit.NANOSECONDS.toSeconds(waitNanos) + " s (" + c.getName() + ")");
+            }
         }
     }
 

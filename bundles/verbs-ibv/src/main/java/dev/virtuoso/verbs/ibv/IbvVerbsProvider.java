@@ -71,7 +71,14 @@ public final class IbvVerbsProvider implements VerbsProvider {
                 return null;
             }
             MemorySegment ctx = open(dev, deviceName);
-            return new NativeContext(lib, ctx, deviceName, vnics(ctx));
+            try {
+                return new NativeContext(lib, ctx, deviceName, vnics(ctx));
+            } catch (Throwable t) {
+                // the GID table could not be read: nobody else will close this context
+                int rc = (int) lib.closeDevice.invokeExact(ctx);
+                assert rc == 0;
+                throw t;
+            }
         });
         if (opened == null) {
             throw new VerbsException(VerbsException.ENODEV, "no RDMA device named " + deviceName);

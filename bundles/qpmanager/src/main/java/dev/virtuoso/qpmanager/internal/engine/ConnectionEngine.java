@@ -870,6 +870,7 @@ final class ConnectionEngine {
                 + decomposition.messagesAwaitingFence() + " chunks=" + decomposition.chunksInFlight()
                 + " pendingSends=" + !pendingSends.isEmpty() + " receives=" + reassembly.receivesInProgress() + " "
                 + decomposition.counters() + " " + reassembly.counters() + " pathFailures=" + paths.pathFailures()
-                + " unknownCqes=" + unknownCompletions + " " + monitor.describe() + " paths=" + pathStatsNow();
+                + " joinsExpired=" + paths.joinsExpired() + " controlIgnored=" + paths.controlIgnored()
+                + " answersUnsent=" + paths.answersUnsent() + " unknownCqes=" + unknownCompletions + " " + monitor.describe() + " paths=" + pathStatsNow();
     }
 }

@@ -72,6 +72,10 @@ final class PathManager {
     /** Paths the peer added, waiting for its PATH_READY until their deadline. */
     private final List<Joining> joining = new ArrayList<>();
     private long joinsExpired;
+    /** Control frames about a path or request that no longer exists here (races, or a confused peer). */
+    private long controlIgnored;
+    /** Answers (NAKs) the control channel had no room for. */
+    private long answersUnsent;
     private Decomposition decomposition;
     private PathEvents events = PathEvents.NONE;
     /** The only writer of path state. */
@@ -263,6 +267,7 @@ final class PathManager {
         PathSlot s = byRepairRequest(m.requestId());
         if (s == null) {
             // a request given up on (timeout, collision, removal): the peer's QP stays unused
+            controlIgnored++;
             return;
         }
         s.qp = s.repairQp;
@@ -300,6 +305,8 @@ final class PathManager {
             }
             s.dropRepair();
             s.nextRepairAt = table.nowNanos() + s.repairDelayNanos;
+        } else {
+            controlIgnored++;
         }
     }
 
@@ -315,7 +322,9 @@ final class PathManager {
 
     private void nak(int type, int requestId, String reason) {
         AddPathNak nak = new AddPathNak(requestId, reason);
-        send(type, nak::encode);
+        if (!send(type, nak::encode)) {
+            answersUnsent++; // the peer's request times out instead
+        }
     }
 
     // ---------------------------------------------------------------- adding
@@ -489,6 +498,8 @@ final class PathManager {
         PathSlot s = byRemoteQpn(PathRef.decode(body).qpn());
         if (s != null && !s.removing) {
             startRemoval(s, now);
+        } else {
+            controlIgnored++; // removed already, or both ends removing it at once
         }
     }
 
@@ -496,6 +507,8 @@ final class PathManager {
         PathSlot s = byRemoteQpn(PathRef.decode(body).qpn());
         if (s != null) {
             s.peerDrained = true;
+        } else {
+            controlIgnored++;
         }
     }
 
@@ -524,6 +537,16 @@ final class PathManager {
             }
         }
         return false;
+    }
+
+    /** @return control frames about a path or request no longer here (counted, then dropped) */
+    long controlIgnored() {
+        return controlIgnored;
+    }
+
+    /** @return NAKs to the peer the control channel had no room for */
+    long answersUnsent() {
+        return answersUnsent;
     }
 
     /** @return paths the peer added but never confirmed with PATH_READY within the handshake timeout */

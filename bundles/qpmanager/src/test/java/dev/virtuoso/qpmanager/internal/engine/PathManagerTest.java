@@ -625,6 +625,8 @@ class PathManagerTest {
         paths.onRepairAck(body(new AddPathAck(99, 5000, 0x777, 9, 1024)::encode));
         paths.onRepairNak(body(new AddPathNak(99, "x")::encode));
         paths.onPathDrained(body(new PathRef(0x5FF)::encode));
+        paths.onRemovePath(body(new PathRef(0x5FF)::encode), 0);
+        assertEquals(4, paths.controlIgnored(), "frames about paths or requests not here are counted, then dropped");
         assertThrows(ProtocolException.class, () -> paths.onPathReady(body(new PathRef(0x5FF)::encode)));
         paths.onRepairPath(body(new RepairPath(7, 0x5FF, 5000, 0x888, 3, 512)::encode));
         assertEquals("no such path", AddPathNak.decode(onlyFrame(Protocol.REPAIR_NAK).body()).reason());

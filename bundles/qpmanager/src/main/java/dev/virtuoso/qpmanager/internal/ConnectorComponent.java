@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.osgi.framework.BundleContext;
@@ -69,8 +68,9 @@ public final class ConnectorComponent implements MultipathConnector {
     /** Connector-wide defaults (per-connection settings come with each call's options). */
     @ObjectClassDefinition(name = "Virtuoso QP manager", description = "Defaults of the multipath connector")
     public @interface Config {
-        @AttributeDefinition(description = "Verbs provider used when the connect options name none")
-        String defaultProvider() default "soft";
+        @AttributeDefinition(description = "Verbs provider used when the connect options name none; empty:"
+                + " the bound provider with the highest service.ranking (the one bound first among equals)")
+        String defaultProvider() default "";
 
         @AttributeDefinition(description = "Send-queue depth of every path QP", min = "1")
         int sendQueueDepth() default 128;
@@ -158,7 +158,7 @@ public final class ConnectorComponent implements MultipathConnector {
         int peerMaxScratchBytes() default 1 << 20;
     }
 
-    private final Map<String, VerbsProvider> providers = new ConcurrentHashMap<>();
+    private final BoundProviders providers = new BoundProviders();
     private final PolicyRegistry registry = new PolicyRegistry();
 
     @Reference
@@ -302,14 +302,10 @@ public final class ConnectorComponent implements MultipathConnector {
         return TypedProperties.of(props).getString(LoadBalancerPolicy.NAME_PROPERTY, fallback);
     }
 
-    private static String providerName(Map<String, Object> props, VerbsProvider p) {
-        return TypedProperties.of(props).getString(VerbsProvider.PROVIDER_PROPERTY, p.name());
-    }
-
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY, unbind = "removeProvider")
     void addProvider(VerbsProvider p, Map<String, Object> props) {
-        providers.put(providerName(props, p), p);
+        providers.add(p, props);
         Connector c = connector;
         if (c != null) {
             c.providerAdded();
@@ -317,7 +313,7 @@ public final class ConnectorComponent implements MultipathConnector {
     }
 
     void removeProvider(VerbsProvider p, Map<String, Object> props) {
-        providers.remove(providerName(props, p), p);
+        providers.remove(p, props);
         Connector c = connector;
         if (c != null) {
             c.providerGone(p);

@@ -222,8 +222,7 @@ class ConnectorComponentConfigTest {
     @Test
     void providersAndPoliciesAreKeptByTheirServiceNames() throws Exception {
         ConnectorComponent c = component();
-        @SuppressWarnings("unchecked")
-        Map<String, VerbsProvider> providers = (Map<String, VerbsProvider>) get(c, "providers");
+        BoundProviders providers = (BoundProviders) get(c, "providers");
         PolicyRegistry registry = (PolicyRegistry) get(c, "registry");
         VerbsProvider p = (VerbsProvider) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {VerbsProvider.class}, (proxy, m, args) -> switch (m.getName()) {
@@ -234,9 +233,12 @@ class ConnectorComponentConfigTest {
                 });
         c.addProvider(p, Map.of(VerbsProvider.PROVIDER_PROPERTY, "configured"));
         c.addProvider(p, Map.of());
-        assertEquals(Map.of("configured", p, "own-name", p), providers);
+        assertSame(p, providers.get("configured"));
+        assertSame(p, providers.get("own-name"));
         c.removeProvider(p, Map.of(VerbsProvider.PROVIDER_PROPERTY, "configured"));
-        assertEquals(Map.of("own-name", p), providers);
+        assertNull(providers.get("configured"));
+        assertSame(p, providers.get("own-name"), "the other registration stays");
+        assertSame(p, providers.get(null), "and is the one a connection naming none gets");
         LoadBalancerPolicy lb = (LoadBalancerPolicy) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {LoadBalancerPolicy.class}, (proxy, m, args) -> switch (m.getName()) {
                     case "name" -> "lb-own";

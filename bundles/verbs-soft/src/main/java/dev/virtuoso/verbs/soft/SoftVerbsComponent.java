@@ -34,7 +34,9 @@ import dev.virtuoso.verbs.soft.fabric.api.FabricControl;
  */
 @Component(service = VerbsProvider.class, configurationPid = SoftVerbsComponent.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        property = VerbsProvider.PROVIDER_PROPERTY + "=" + SoftVerbsProvider.NAME)
+        // ranked below the default 0 of providers of real devices: a connection that names no provider
+        // gets an RNIC where one is bound, the soft RNIC otherwise
+        property = {VerbsProvider.PROVIDER_PROPERTY + "=" + SoftVerbsProvider.NAME, "service.ranking:Integer=-1"})
 @Designate(ocd = SoftVerbsComponent.Config.class)
 public final class SoftVerbsComponent implements VerbsProvider {
     /** The configuration PID. */

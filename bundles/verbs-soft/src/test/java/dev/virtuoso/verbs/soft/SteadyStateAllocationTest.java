@@ -44,7 +44,8 @@ class SteadyStateAllocationTest {
     void transfersAllocateNothingPerPacket(boolean invokeOnPoll) throws Exception {
         com.sun.management.ThreadMXBean mx =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeTrue(mx.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
+        assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled(),
+                "no per-thread allocation counter");
         try (FabricNetwork net = new FabricNetwork("alloc", 1)) {
             net.addHost("x", "10.9.0.1");
             net.addHost("y", "10.9.0.2");

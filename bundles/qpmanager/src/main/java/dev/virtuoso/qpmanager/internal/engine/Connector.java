@@ -84,7 +84,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     private long providerGeneration;
 
     /**
-     * @param providers verbs provider by name ({@code null} name: the settings' default)
+     * @param providers verbs provider by name; a {@code null} name (neither the options nor the settings name
+     *     one) asks for the preferred provider
      * @param decomposer the decomposer service
      * @param reassembler the reassembler service
      * @param registry bound policies
@@ -233,7 +234,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
                 generation = providerGeneration;
             }
             VerbsProvider p = providers.apply(name);
-            String missing = p == null ? "no verbs provider named " + name : missingDevice(p, o.device());
+            String missing = p == null ? (name == null ? "no verbs provider is bound" : "no verbs provider named " + name)
+                    : missingDevice(p, o.device());
             if (missing == null) {
                 return p;
             }

@@ -58,7 +58,7 @@ class ConnectorTest {
     }
 
     private Connector connector(AtomicReference<VerbsProvider> p, EngineGroup engines) {
-        return new Connector(name -> "soft".equals(name) ? p.get() : null, new DecomposerComponent(),
+        return new Connector(name -> name == null || "soft".equals(name) ? p.get() : null, new DecomposerComponent(),
                 new ReassemblerComponent(), f.policies, CoreSettings.DEFAULTS, engines, 1);
     }
 
@@ -156,7 +156,7 @@ class ConnectorTest {
             VirtuosoException e = assertThrows(VirtuosoException.class, () -> c.provider(o));
             assertTrue(Thread.interrupted(), "the interrupt is kept");
             assertEquals(Reason.PROVIDER_UNAVAILABLE, e.reason());
-            assertEquals("no verbs provider named soft (interrupted while waiting for it)", e.getMessage());
+            assertEquals("no verbs provider is bound (interrupted while waiting for it)", e.getMessage());
         }
         engines.close();
     }
@@ -356,7 +356,7 @@ class ConnectorTest {
     }
 
     private Connector flakyConnector(VerbsProvider p, EngineGroup engines) {
-        return new Connector(name -> "flaky".equals(name) ? p : null, new DecomposerComponent(),
+        return new Connector(name -> name == null || "flaky".equals(name) ? p : null, new DecomposerComponent(),
                 new ReassemblerComponent(), f.policies, CoreSettings.DEFAULTS, engines, 1);
     }
 

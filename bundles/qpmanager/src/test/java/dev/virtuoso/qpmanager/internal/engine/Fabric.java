@@ -81,9 +81,9 @@ final class Fabric implements AutoCloseable {
                 SoftRnicConfig.builder("b").addresses(bAddresses).fabric(network, "b").sharedReceiveQueues(srq)
                         .invokeOnPoll(softInvokeOnPoll).build());
         connector = engines == null
-                ? new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
+                ? new Connector(name -> name == null || "soft".equals(name) ? provider : null, new DecomposerComponent(),
                         new ReassemblerComponent(), policies, settings)
-                : new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
+                : new Connector(name -> name == null || "soft".equals(name) ? provider : null, new DecomposerComponent(),
                         new ReassemblerComponent(), policies, settings, engines);
     }
 

@@ -39,7 +39,7 @@ class ProviderWaitTest {
     private final AtomicReference<VerbsProvider> bound = new AtomicReference<>();
 
     private Connector connector(Fabric f) {
-        return new Connector(n -> "soft".equals(n) ? bound.get() : null, new DecomposerComponent(),
+        return new Connector(n -> n == null || "soft".equals(n) ? bound.get() : null, new DecomposerComponent(),
                 new ReassemblerComponent(), f.policies, CoreSettings.DEFAULTS);
     }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 
@@ -127,10 +128,15 @@ class SharedCapacitiesTest {
                     return null;
                 }));
             }
+            AtomicBoolean written = new AtomicBoolean();
             Future<Integer> reader = pool.submit(() -> {
                 start.await();
                 int seen = 0;
-                for (int r = 0; r < rounds; r++) {
+                // while the writers run, then one pass more (every pair is recorded by then)
+                for (int r = 0, last = -1; last < 0 || r < last; r++) {
+                    if (last < 0 && written.get()) {
+                        last = r + pairs.size();
+                    }
                     SharedCapacities.Measurement m = c.find(pairs.get(r % pairs.size()));
                     if (m != null) {
                         assertEquals(m.measuredAtNanos() + 1, m.bytesPerSecond(), 0);
@@ -143,7 +149,9 @@ class SharedCapacitiesTest {
             for (Future<?> w : writers) {
                 w.get(60, TimeUnit.SECONDS);
             }
-            assertTrue(reader.get(60, TimeUnit.SECONDS) >= 0);
+            written.set(true);
+            int seen = reader.get(60, TimeUnit.SECONDS);
+            assertTrue(seen >= pairs.size(), "the reader checked " + seen + " measurements");
         } finally {
             pool.shutdownNow();
             assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));

@@ -83,7 +83,7 @@ class SmallZeroCopyTest {
         SoftVerbsProvider provider = new SoftVerbsProvider(
                 SoftRnicConfig.builder("a").addressLiterals("127.0.1.1", "127.0.1.2").udpPort(0).build(),
                 SoftRnicConfig.builder("b").addressLiterals("127.0.2.1", "127.0.2.2").udpPort(0).build());
-        Connector connector = new Connector(name -> "soft".equals(name) ? provider : null, new DecomposerComponent(),
+        Connector connector = new Connector(name -> name == null || "soft".equals(name) ? provider : null, new DecomposerComponent(),
                 new ReassemblerComponent(), new PolicyRegistry(), CoreSettings.DEFAULTS);
         try (MultipathListener listener = connector.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 Fabric.options().device("b").build())) {

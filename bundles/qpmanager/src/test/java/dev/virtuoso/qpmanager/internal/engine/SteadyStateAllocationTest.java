@@ -60,7 +60,8 @@ class SteadyStateAllocationTest {
     }
 
     private static void measure(boolean monitored) throws Exception {
-        Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean,
+        Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean mx
+                && mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled(),
                 "needs per-thread allocation counters");
         try (Fabric f = new Fabric("rate=0", "rate=0")) {
             if (monitored) {

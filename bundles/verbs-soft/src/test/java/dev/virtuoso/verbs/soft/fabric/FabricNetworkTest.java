@@ -149,6 +149,8 @@ class FabricNetworkTest {
     @Test
     void steadyStateSendAndReceiveAllocateNothing() throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled(),
+                "no per-thread allocation counter");
         try (FabricTestSupport f = new FabricTestSupport(1, "delay=0")) {
             ByteBuffer d = ByteBuffer.allocateDirect(4136);
             long[] sum = new long[1];

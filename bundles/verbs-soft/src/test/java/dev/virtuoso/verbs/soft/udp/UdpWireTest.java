@@ -184,6 +184,8 @@ class UdpWireTest {
     @Test
     void steadyStateSendReceiveAndAwaitAllocateNothing() throws IOException {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled(),
+                "no per-thread allocation counter");
         long[] bytes = new long[1];
         DatagramHandler handler = (d, s, dst) -> bytes[0] += d.remaining();
         for (int round = 0; round < 2; round++) {

@@ -142,4 +142,17 @@ final class Fabric implements AutoCloseable {
         provider.close();
         network.close();
     }
+
+    /**
+     * Takes link {@code path} down once {@code sender} has bytes in flight on it: a cut after they
+     * completed (a slow start of the test's thread) would test nothing.
+     */
+    void cutWhileCarrying(MultipathConnection sender, int path) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sender.pathStats().get(path).inFlightBytes() == 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertTrue(sender.pathStats().get(path).inFlightBytes() > 0, "path " + path + " carried nothing to cut");
+        links.get(path).down();
+    }
 }

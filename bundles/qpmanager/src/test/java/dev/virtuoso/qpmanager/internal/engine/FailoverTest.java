@@ -23,8 +23,7 @@ class FailoverTest {
             p.write(1 << 20);
             p.fill(p.clientBuf, 0, 32 << 20);
             p.client.postWrite(9, p.clientMr, 0, 32 << 20, p.serverMr.remote(), 0);
-            Thread.sleep(30);
-            f.links.get(1).down();
+            f.cutWhileCarrying(p.client, 1);
             MpCompletion c = Pair.await(p.client);
             assertEquals(MpStatus.SUCCESS, c.status(), c.toString());
             Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, 32 << 20);

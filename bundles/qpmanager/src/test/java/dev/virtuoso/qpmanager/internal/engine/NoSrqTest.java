@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -96,13 +95,7 @@ class NoSrqTest {
             p.client.postSend(6000 + i, p.clientMr, at, lens[i]);
             at += lens[i];
         }
-        // cut while the path carries some of them: a cut after they all completed would test nothing
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (p.client.pathStats().get(cut).inFlightBytes() == 0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertTrue(p.client.pathStats().get(cut).inFlightBytes() > 0, "path " + cut + " carried none of the sends");
-        f.links.get(cut).down();
+        f.cutWhileCarrying(p.client, cut);
         for (int i = 0; i < lens.length; i++) {
             MpCompletion c = Pair.await(p.client);
             assertEquals(MpStatus.SUCCESS, c.status(), c.toString());

@@ -111,8 +111,7 @@ class SendNoticeTest {
             p.fill(p.clientBuf, 0, len);
             p.server.postRecv(77, p.serverMr, 0, len);
             p.client.postSend(78, p.clientMr, 0, len);
-            Thread.sleep(30);
-            f.links.get(1).down();
+            f.cutWhileCarrying(p.client, 1);
             MpCompletion r = Pair.await(p.server);
             Pair.assertOk(r, MpOpcode.RECV, len);
             Pair.assertSame(p.clientBuf, 0, p.serverBuf, 0, len);

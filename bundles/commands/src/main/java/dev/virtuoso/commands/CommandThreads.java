@@ -32,6 +32,11 @@ final class CommandThreads {
         Thread me = Thread.currentThread();
         running.add(me);
         try {
+            if (stopping) {
+                // stop() set the flag before it looked at the running threads: it may not have seen us
+                stopped(name, lost);
+                return;
+            }
             body.run();
         } catch (InterruptedException e) {
             // the shell interrupts its command thread on Ctrl-C and when it stops

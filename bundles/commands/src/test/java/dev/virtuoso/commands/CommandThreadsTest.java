@@ -79,4 +79,14 @@ class CommandThreadsTest {
         });
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("scale stopped"), out.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void aCommandStartedAfterTheStopRunsNothing() throws Exception {
+        CommandThreads threads = new CommandThreads();
+        threads.stop();
+        boolean[] ran = new boolean[1];
+        threads.run("demo", "no results were written", () -> ran[0] = true);
+        assertTrue(!ran[0], "the body did not run");
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("demo stopped"), out.toString(StandardCharsets.UTF_8));
+    }
 }

@@ -33,25 +33,38 @@ final class ConnectionPublisher implements Connector.Observer, AutoCloseable {
         Dictionary<String, Object> props = new Hashtable<>();
         props.put(ID_PROPERTY, c.id());
         props.put("virtuoso.connection.peer", String.valueOf(c.remoteBootstrapAddress()));
+        ServiceRegistration<MultipathConnection> r;
         try {
-            registrations.put(c, context.registerService(MultipathConnection.class, c, props));
+            r = context.registerService(MultipathConnection.class, c, props);
         } catch (IllegalStateException e) {
             return;
         }
-        if (gone.remove(c) != null) {
-            closed(c);
+        // the engine thread may report the end meanwhile: the maps change together, under the lock
+        // (never held across a framework call, whose service listeners may call the connection)
+        synchronized (this) {
+            if (gone.remove(c) == null) {
+                registrations.put(c, r);
+                return;
+            }
         }
+        unregister(r);
     }
 
     @Override
     public void closed(MultipathConnection c) {
-        ServiceRegistration<MultipathConnection> r = registrations.remove(c);
-        if (r == null) {
-            // closed before it was published: withdraw it as soon as it is
-            gone.put(c, Boolean.TRUE);
-            return;
+        ServiceRegistration<MultipathConnection> r;
+        synchronized (this) {
+            r = registrations.remove(c);
+            if (r == null) {
+                // closed before it was published: withdrawn as soon as it is
+                gone.put(c, Boolean.TRUE);
+                return;
+            }
         }
-        gone.remove(c);
+        unregister(r);
+    }
+
+    private static void unregister(ServiceRegistration<MultipathConnection> r) {
         try {
             r.unregister();
         } catch (IllegalStateException e) {
@@ -64,6 +77,8 @@ final class ConnectionPublisher implements Connector.Observer, AutoCloseable {
         for (MultipathConnection c : registrations.keySet()) {
             closed(c);
         }
-        gone.clear();
+        synchronized (this) {
+            gone.clear();
+        }
     }
 }

@@ -111,6 +111,7 @@ final class ConnectionEngine {
     private volatile boolean ended;
     private volatile boolean closeRequested;
     private volatile long closeDeadline;
+    private final Object closeLock = new Object();
     private volatile List<PathStats> finalStats = List.of();
     /** {@link #describe()} at teardown, before anything was flushed: what an ended connection last held. */
     private volatile String finalDescription = "";
@@ -349,9 +350,14 @@ final class ConnectionEngine {
         wake();
     }
 
+    /** Any thread: ends the connection once its work drained or by {@code drainNanos}, the earliest asked for. */
     void requestClose(long drainNanos) {
-        if (!closeRequested) {
-            closeDeadline = System.nanoTime() + drainNanos;
+        long deadline = System.nanoTime() + drainNanos;
+        synchronized (closeLock) {
+            // a disconnect with a long drain and a forced close at once: the earlier deadline holds
+            if (!closeRequested || deadline - closeDeadline < 0) {
+                closeDeadline = deadline;
+            }
             closeRequested = true;
         }
         conn.stopPosting(ConnectionState.CLOSING);

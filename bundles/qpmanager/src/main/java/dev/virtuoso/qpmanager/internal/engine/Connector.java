@@ -334,12 +334,11 @@ public final class Connector implements MultipathConnector, AutoCloseable {
         }
         Listener l = new Listener(this, ssc, options, provider, locals, limits);
         listeners.add(l);
-        if (closed) {
-            // close() ran since checkOpen() and may have missed this listener
+        if (closed || !l.start()) {
+            // close() ran since checkOpen(): it may have missed this listener, or closed it unstarted
             l.close();
             throw new VirtuosoException(Reason.CLOSED, "connector is closed");
         }
-        l.start();
         return l;
     }
 

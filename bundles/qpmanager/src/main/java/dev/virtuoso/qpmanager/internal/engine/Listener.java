@@ -71,6 +71,9 @@ final class Listener implements MultipathListener {
     private int pendingCount;
     private volatile String lastFailure;
     private volatile boolean closed;
+    /** Orders {@link #start()} and {@link #close()}: a listener closed first never starts its thread. */
+    private final Object lifecycle = new Object();
+    /** Guarded by {@link #lifecycle}. */
     private Thread thread;
     private Selector selector;
     /** Listener thread, after a connection went to the handshake pool (tests stall the thread here). */
@@ -130,10 +133,17 @@ final class Listener implements MultipathListener {
                 });
     }
 
-    void start() {
-        thread = new Thread(this::run, "virtuoso-listen-" + address.getPort());
-        thread.setDaemon(true);
-        thread.start();
+    /** @return false if the listener was closed first (then no thread starts) */
+    boolean start() {
+        synchronized (lifecycle) {
+            if (closed) {
+                return false;
+            }
+            thread = new Thread(this::run, "virtuoso-listen-" + address.getPort());
+            thread.setDaemon(true);
+            thread.start();
+            return true;
+        }
     }
 
     private void run() {
@@ -378,10 +388,14 @@ final class Listener implements MultipathListener {
 
     @Override
     public void close() {
-        if (closed) {
-            return;
+        Thread thread;
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            thread = this.thread;
         }
-        closed = true;
         List<MpConnection> untaken = accepted.close(); // wakes waiting accepts now, with CLOSED
         selector.wakeup();
         if (thread != null && thread != Thread.currentThread()) {

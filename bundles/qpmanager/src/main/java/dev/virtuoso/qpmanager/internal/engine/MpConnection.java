@@ -1,5 +1,6 @@
 package dev.virtuoso.qpmanager.internal.engine;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -65,6 +66,17 @@ public final class MpConnection implements MultipathConnection {
     /** When the engine last published a completion to a blocked waiter; guarded by waitLock. */
     private long notifiedAt;
     private volatile ConnectionState state = ConnectionState.ESTABLISHED;
+    /** {@link #state}: CLOSING may be set by several threads at once, never over an end state. */
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(MpConnection.class, "state",
+                    ConnectionState.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private volatile String endReason;
     private final ConnectionEngine engine;
     /** The engine's agent if polling threads run it ({@code invokeOnPoll}), else null. */
@@ -266,11 +278,13 @@ public final class MpConnection implements MultipathConnection {
         endReason = reason;
     }
 
-    /** Engine thread: no post may enter after this returns. */
+    /**
+     * Any thread (the engine's teardown, a disconnect, the connector's close): no post may enter after
+     * this returns. Only an established connection changes state here, so a teardown that ended it
+     * (CLOSED, FAILED) meanwhile is never overwritten with CLOSING.
+     */
     void stopPosting(ConnectionState s) {
-        if (state == ConnectionState.ESTABLISHED) {
-            state = s;
-        }
+        STATE.compareAndSet(this, ConnectionState.ESTABLISHED, s);
         while (posters.get() != 0) {
             Thread.onSpinWait();
         }

@@ -40,6 +40,8 @@ import dev.virtuoso.util.IdleShift;
 public final class MpConnection implements MultipathConnection {
     private static final System.Logger LOG = System.getLogger(MpConnection.class.getName());
     private static final long COMMAND_TIMEOUT_MILLIS = 10_000;
+    /** How often a wait for an engine command's answer looks whether the engine ended. */
+    private static final long COMMAND_SLICE_MILLIS = 50;
     /**
      * How long {@link #awaitCompletion} polls before it blocks: a completion due within a round trip
      * or so is taken without a wake-up by the engine thread (backoff: spin, then yield, then block).
@@ -418,11 +420,11 @@ public final class MpConnection implements MultipathConnection {
         engine.command(e -> f.complete(e.pathStatsNow()));
         handBackEngine();
         try {
-            return f.get(COMMAND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            return answer(f, COMMAND_TIMEOUT_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return engine.finalStats();
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException | TimeoutException | EngineEnded e) {
             return engine.finalStats();
         }
     }
@@ -445,10 +447,46 @@ public final class MpConnection implements MultipathConnection {
         await(f, COMMAND_TIMEOUT_MILLIS);
     }
 
+    /** The engine ended without running a command (it came as the engine finished). */
+    private static final class EngineEnded extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        EngineEnded() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * An engine command's answer, waited for in slices of at most {@value #COMMAND_SLICE_MILLIS} ms
+     * so that an engine that finished without running the command is seen at once, not at the
+     * timeout.
+     */
+    private <T> T answer(CompletableFuture<T> f, long millis)
+            throws InterruptedException, ExecutionException, TimeoutException, EngineEnded {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            try {
+                return f.get(Math.max(0, Math.min(left, TimeUnit.MILLISECONDS.toNanos(COMMAND_SLICE_MILLIS))),
+                        TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // finished is set after the last command ran: a command still unanswered then never will be
+                if (engine.finished() && !f.isDone()) {
+                    throw new EngineEnded();
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     private <T> T await(CompletableFuture<T> f, long millis) throws VirtuosoException {
         handBackEngine();
         try {
-            return f.get(millis, TimeUnit.MILLISECONDS);
+            return answer(f, millis);
+        } catch (EngineEnded e) {
+            throw new VirtuosoException(Reason.CLOSED, "connection ended (" + endReason + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VirtuosoException(Reason.TIMEOUT, "interrupted", e);
@@ -520,10 +558,12 @@ public final class MpConnection implements MultipathConnection {
         engine.command(e -> f.complete(e.describe()));
         handBackEngine();
         try {
-            return f.get(COMMAND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            return answer(f, COMMAND_TIMEOUT_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
+        } catch (EngineEnded e) {
+            return state + " (" + endReason + ") at the end: " + engine.finalDescription();
         } catch (ExecutionException | TimeoutException e) {
             LOG.log(System.Logger.Level.WARNING, "connection " + id + ": engine does not answer", e);
             return "engine does not answer: " + e;

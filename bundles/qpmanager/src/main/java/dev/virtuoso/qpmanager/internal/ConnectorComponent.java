@@ -308,7 +308,7 @@ public final class ConnectorComponent implements MultipathConnector {
         providers.add(p, props);
         Connector c = connector;
         if (c != null) {
-            c.providerAdded();
+            c.providerAdded(p);
         }
     }
 

@@ -82,6 +82,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     /** Signalled by {@link #providerAdded()} and {@link #close()}; guards {@link #providerGeneration}. */
     private final Object providerChange = new Object();
     private long providerGeneration;
+    /** Providers unbound and not bound again (few: one per unbind in a connector's life). */
+    private final Set<VerbsProvider> goneProviders = ConcurrentHashMap.newKeySet();
 
     /**
      * @param providers verbs provider by name; a {@code null} name (neither the options nor the settings name
@@ -216,6 +218,12 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             providerGeneration++;
             providerChange.notifyAll();
         }
+    }
+
+    /** As {@link #providerAdded()}, for this provider (bound again: its connections may stay). */
+    public void providerAdded(VerbsProvider p) {
+        goneProviders.remove(p);
+        providerAdded();
     }
 
     /**
@@ -448,6 +456,10 @@ public final class Connector implements MultipathConnector, AutoCloseable {
             engine.monitor().requestDetach(factory);
         }
         engine.start();
+        if (goneProviders.contains(provider)) {
+            // providerGone ran during the set-up, after it looked at the connections
+            engine.requestClose(0);
+        }
         Observer obs = observer;
         if (obs != null) {
             obs.established(conn);
@@ -486,6 +498,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
      * probe results (a provider bound again is a new instance, maybe configured differently).
      */
     public void providerGone(VerbsProvider p) {
+        // first: a connection being set up on p checks this after it is listed (establish)
+        goneProviders.add(p);
         capacities.forget(p);
         for (Map.Entry<MpConnection, VerbsProvider> e : connections.entrySet()) {
             if (e.getValue() == p) {

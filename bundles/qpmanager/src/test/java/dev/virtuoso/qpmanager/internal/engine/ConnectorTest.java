@@ -146,6 +146,30 @@ class ConnectorTest {
         engines.close();
     }
 
+    /**
+     * The provider is unbound while a connect already holds it (here: before the connect, with the
+     * lookup still returning it): the connection is closed once listed, not left running on it.
+     * Bound again, its connections stay.
+     */
+    @Test
+    void aConnectionSetUpWhileItsProviderIsUnboundIsClosed() throws Exception {
+        try (Fabric f = new Fabric("rate=0")) {
+            f.connector.providerGone(f.provider);
+            MultipathConnection[] c = f.connect(Fabric.options(), Fabric.options());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((c[0].state() == ConnectionState.ESTABLISHED || c[1].state() == ConnectionState.ESTABLISHED)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(c[0].state() != ConnectionState.ESTABLISHED && c[1].state() != ConnectionState.ESTABLISHED,
+                    "closed: " + c[0].state() + " / " + c[1].state());
+            f.connector.providerAdded(f.provider);
+            MultipathConnection[] again = f.connect(Fabric.options(), Fabric.options());
+            new Pair(again, 1 << 16).write(1 << 16);
+            assertEquals(ConnectionState.ESTABLISHED, again[0].state());
+        }
+    }
+
     @Test
     void anInterruptedWaitForAProviderFailsAndKeepsTheInterrupt() throws Exception {
         AtomicReference<VerbsProvider> p = new AtomicReference<>();

@@ -82,6 +82,8 @@ public final class Connector implements MultipathConnector, AutoCloseable {
     /** Signalled by {@link #providerAdded()} and {@link #close()}; guards {@link #providerGeneration}. */
     private final Object providerChange = new Object();
     private long providerGeneration;
+    /** Connection set-ups that took the monitor factory and have not ended; guarded by {@code this}. */
+    private int monitorSetups;
     /** Providers unbound and not bound again (few: one per unbind in a connector's life). */
     private final Set<VerbsProvider> goneProviders = ConcurrentHashMap.newKeySet();
 
@@ -176,9 +178,19 @@ public final class Connector implements MultipathConnector, AutoCloseable {
      * @return connections that had not detached within the timeout (0 normally)
      */
     public int pathMonitorsGone(PathMonitorFactory factory, long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         synchronized (this) {
             if (monitors == factory) {
                 monitors = null;
+            }
+            // set-ups that took a factory before: listed (or failed) once they end, then awaited below
+            try {
+                long left;
+                while (monitorSetups > 0 && (left = deadline - System.nanoTime()) > 0) {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
         List<PathMonitorLink> waiting = new ArrayList<>();
@@ -189,7 +201,6 @@ public final class Connector implements MultipathConnector, AutoCloseable {
                 c.engine().wakeAlways();
             }
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         int late = 0;
         for (PathMonitorLink l : waiting) {
             try {
@@ -401,8 +412,28 @@ public final class Connector implements MultipathConnector, AutoCloseable {
 
     private MpConnection establish(Setup s, Handshake.Result hr, InetSocketAddress remote, VerbsProvider provider)
             throws VirtuosoException {
+        PathMonitorFactory factory;
+        synchronized (this) {
+            factory = monitors;
+            if (factory != null) {
+                monitorSetups++; // pathMonitorsGone waits for this set-up to be listed
+            }
+        }
+        try {
+            return establish(s, hr, remote, provider, factory);
+        } finally {
+            if (factory != null) {
+                synchronized (this) {
+                    monitorSetups--;
+                    notifyAll();
+                }
+            }
+        }
+    }
+
+    private MpConnection establish(Setup s, Handshake.Result hr, InetSocketAddress remote, VerbsProvider provider,
+            PathMonitorFactory factory) throws VirtuosoException {
         ConnectOptions o = s.options;
-        PathMonitorFactory factory = monitors;
         PathMonitor monitor = null;
         if (factory != null) {
             try {

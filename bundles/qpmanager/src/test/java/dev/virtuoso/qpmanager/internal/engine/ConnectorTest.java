@@ -340,6 +340,60 @@ class ConnectorTest {
         cs[1].close();
     }
 
+    /**
+     * The factory is unbound while a connection being set up already took it (its first monitor is
+     * being made): the unbind waits for that set-up, then for its connection to detach, so no
+     * monitor of the factory runs after it returns.
+     */
+    @Test
+    void aFactoryGoingDuringASetUpWaitsForThatConnection() throws Exception {
+        RecordingMonitors recording = new RecordingMonitors();
+        java.util.concurrent.CountDownLatch inSetUp = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+        PathMonitorFactory slow = (id, props, scratch) -> {
+            if (made.getAndIncrement() == 0) {
+                inSetUp.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return recording.newMonitor(id, props, scratch);
+        };
+        f.connector.pathMonitors(slow);
+        MultipathListener l = f.connector.listen(loopback(), Fabric.options().device("b").build());
+        AtomicReference<Object> client = new AtomicReference<>();
+        Thread connecting = new Thread(() -> {
+            try {
+                client.set(f.connector.connect(l.localAddress(), Fabric.options().device("a").build()));
+            } catch (Exception e) {
+                client.set(e);
+            }
+        }, "test-connect");
+        connecting.start();
+        assertTrue(inSetUp.await(10, TimeUnit.SECONDS), "a set-up is making its monitor");
+        AtomicReference<Integer> late = new AtomicReference<>();
+        Thread unbinding = new Thread(() -> late.set(f.connector.pathMonitorsGone(slow, 10_000)), "test-unbind");
+        unbinding.start();
+        unbinding.join(300);
+        assertTrue(unbinding.isAlive(), "the unbind waits for the set-up that took the factory");
+        release.countDown();
+        unbinding.join(15_000);
+        assertFalse(unbinding.isAlive());
+        assertEquals(0, late.get(), "every connection detached in time");
+        connecting.join(15_000);
+        MultipathConnection c = (MultipathConnection) client.get();
+        MultipathConnection s = l.accept(10, TimeUnit.SECONDS);
+        assertNotNull(s);
+        assertEquals(recording.created.get(), recording.closed.get(), "every monitor made was closed on detaching");
+        assertEquals(0, recording.callsAfterClose.get(), "no monitor was called after it was closed");
+        c.close();
+        s.close();
+        l.close();
+    }
+
     @Test
     void closeDisconnectsEveryConnectionAndListener() throws Exception {
         MultipathConnection[] cs = f.connect(Fabric.options(), Fabric.options());
